@@ -1,0 +1,104 @@
+// swift-tools-version: 6.1
+// PlantGuide: Swift microservices speaking protobuf RPC over ZeroMQ. See README.md and DESIGN.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+/// A service library and its thin executable.
+func service(_ library: String, executable: String, extra: [Target.Dependency] = []) -> [Target] {
+    [
+        .target(
+            name: library,
+            dependencies: ["PlantGuideRPC", "PlantGuideCore", "PlantGuideProtos", .product(name: "Logging", package: "swift-log")] + extra,
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: executable,
+            dependencies: [
+                .target(name: library), "PlantGuideServiceKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+}
+
+let package = Package(
+    name: "PlantGuide",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PlantGuideRPC", targets: ["PlantGuideRPC"]),
+        .library(name: "PlantGuideProtos", targets: ["PlantGuideProtos"]),
+        .executable(name: "plantguide", targets: ["PlantGuideCLI"]),
+        .executable(name: "plantguide-identification", targets: ["IdentificationService"]),
+        .executable(name: "plantguide-caredata", targets: ["CareDataService"]),
+        .executable(name: "plantguide-collection", targets: ["CollectionService"]),
+        .executable(name: "plantguide-scheduling", targets: ["SchedulingService"]),
+        .executable(name: "plantguide-gateway", targets: ["GatewayService"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // libzmq from Debian's libzmq3-dev (headers in /usr/include; no pkg-config, whose flags drag in krb5).
+        .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        .target(
+            name: "PlantGuideProtos",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["README.md"]
+        ),
+        .target(
+            name: "PlantGuideRPC",
+            dependencies: [
+                "CZeroMQ",
+                "PlantGuideProtos",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(name: "PlantGuideCore", swiftSettings: strict),
+        .target(
+            name: "PlantGuideServiceKit",
+            dependencies: [
+                "PlantGuideRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "PlantGuideCLI",
+            dependencies: [
+                "PlantGuideRPC",
+                "PlantGuideProtos",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "PlantGuideRPCTests", dependencies: ["PlantGuideRPC", "PlantGuideProtos"], swiftSettings: strict),
+        .testTarget(name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ServiceProcessTests",
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos"],
+            swiftSettings: strict
+        ),
+    ]
+        + service("Identification", executable: "IdentificationService")
+        + service("CareData", executable: "CareDataService")
+        + service("Collection", executable: "CollectionService")
+        + service("Scheduling", executable: "SchedulingService")
+        + service("Gateway", executable: "GatewayService")
+)

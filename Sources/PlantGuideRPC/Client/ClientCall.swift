@@ -1,0 +1,82 @@
+import Foundation
+import PlantGuideProtos
+
+/// One attempt of a call, from submission to its single resumption. After submission only the client loop's
+/// thread touches it.
+final class ClientCall: @unchecked Sendable {
+    /// The serialized `RpcRequest` without its id and timeout, which the loop adds when it sends.
+    let envelope: [UInt8]
+    let method: String
+    let deadline: MonotonicTime
+    let waitForReady: Bool
+    private var continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>?
+    var wireID: UInt64 = 0
+    var endpoint: ClientEndpoint?
+    var cancelRequested = false
+
+    init(envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool,
+         continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>) {
+        self.envelope = envelope
+        self.method = method
+        self.deadline = deadline
+        self.waitForReady = waitForReady
+        self.continuation = continuation
+    }
+
+    /// True until the call is answered or failed.
+    var isActive: Bool { continuation != nil }
+
+    func succeed(_ response: Plantguide_Rpc_V1_RpcResponse) {
+        continuation?.resume(returning: response)
+        continuation = nil
+    }
+
+    func fail(_ error: RPCError) {
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
+
+    /// Bytes on the wire: field 1 (id), the envelope, field 3 (timeout in ms), written into `buffer`.
+    func frameSize(timeoutMs: UInt64) -> Int {
+        2 + Varint.size(wireID) + envelope.count + Varint.size(timeoutMs)
+    }
+
+    func writeFrame(into buffer: UnsafeMutableRawBufferPointer, timeoutMs: UInt64) {
+        var offset = 0
+        buffer[offset] = 0x08  // field 1, varint
+        offset += 1
+        offset = Varint.write(wireID, into: buffer, at: offset)
+        envelope.withUnsafeBytes { bytes in
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+        }
+        offset += envelope.count
+        buffer[offset] = 0x18  // field 3, varint
+        offset += 1
+        _ = Varint.write(timeoutMs, into: buffer, at: offset)
+    }
+}
+
+/// Protobuf base-128 varints, for the two envelope fields the loop writes itself.
+enum Varint {
+    static func size(_ value: UInt64) -> Int {
+        var value = value
+        var size = 1
+        while value >= 0x80 {
+            value >>= 7
+            size += 1
+        }
+        return size
+    }
+
+    static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var value = value
+        var offset = offset
+        while value >= 0x80 {
+            buffer[offset] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            offset += 1
+        }
+        buffer[offset] = UInt8(value)
+        return offset + 1
+    }
+}

@@ -1,0 +1,282 @@
+import CZeroMQ
+import Foundation
+import Logging
+import PlantGuideProtos
+import Synchronization
+
+/// The thread that owns a client's sockets (one DEALER per endpoint, and their monitors). Callers hand it calls
+/// through `submit`; it sends each to the ready endpoint with the fewest outstanding calls, matches replies by
+/// id, and fails calls on deadline, cancellation, or the loss of their endpoint.
+final class ClientLoop: @unchecked Sendable {
+    enum Command {
+        case submit(ClientCall)
+        case cancel(ClientCall)
+        case endpoints(Result<[String], RPCError>)
+    }
+
+    struct Shared {
+        var commands: [Command] = []
+        var sleeping = false
+        var closed = false
+    }
+
+    let target: RPCTarget
+    let configuration: RPCClientConfiguration
+    let logger: Logger
+    let wake: WakeSignal
+    let shared = Mutex(Shared())
+    let finished = DispatchSemaphore(value: 0)
+
+    // Loop thread only:
+    private var endpoints: [ClientEndpoint] = []
+    private var pending: [UInt64: ClientCall] = [:]
+    private var waiting: [ClientCall] = []
+    private var deadlines = DeadlineHeap<ClientCall>()
+    private var nextID: UInt64 = 1
+    private var rotation = 0
+    /// Nil until a DNS target is first resolved; its failure when resolution fails.
+    private var resolution: Result<Void, RPCError>?
+
+    init(target: RPCTarget, configuration: RPCClientConfiguration, logger: Logger) throws {
+        self.target = target
+        self.configuration = configuration
+        self.logger = logger
+        wake = try WakeSignal()
+    }
+
+    // MARK: Other threads
+
+    func submit(_ command: Command) {
+        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            state.commands.append(command)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if mustWake { wake.signal() }
+        if !accepted, case .submit(let call) = command { call.fail(RPCError(.unavailable, "the client is closed")) }
+    }
+
+    func close() {
+        let wasClosed = shared.withLock { state in
+            defer { state.closed = true }
+            return state.closed
+        }
+        if !wasClosed { wake.signal() }
+    }
+
+    // MARK: The loop thread
+
+    func run() {
+        if case .endpoints(let list) = target { reconcile(with: .success(list)) }
+        var items: [zmq_pollitem_t] = []
+        while true {
+            let (commands, closed) = shared.withLock { state in
+                defer { state.commands.removeAll(keepingCapacity: true) }
+                return (state.commands, state.closed)
+            }
+            if closed { break }
+            for command in commands { handle(command) }
+            for endpoint in endpoints { receiveReplies(from: endpoint) }
+            applyConnectionEvents()
+            expireDeadlines(now: MonotonicTime.now())
+            waitForWork(&items)
+        }
+        shutDown(commands: shared.withLock { $0.commands })
+        finished.signal()
+    }
+
+    private func waitForWork(_ items: inout [zmq_pollitem_t]) {
+        items.removeAll(keepingCapacity: true)
+        items.append(zmq_pollitem_t(socket: nil, fd: wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
+        for endpoint in endpoints {
+            items.append(zmq_pollitem_t(socket: endpoint.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
+            items.append(zmq_pollitem_t(socket: endpoint.monitor.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
+        }
+        let mayBlock = shared.withLock { state in
+            state.sleeping = state.commands.isEmpty && !state.closed
+            return state.sleeping
+        }
+        var timeout = 0
+        if mayBlock {
+            let now = MonotonicTime.now()
+            timeout = deadlines.earliest.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
+        }
+        _ = zmq_poll(&items, Int32(items.count), timeout)
+        shared.withLock { $0.sleeping = false }
+        if items[0].revents != 0 { wake.reset() }
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .submit(let call):
+            if call.cancelRequested { return call.fail(RPCError(.cancelled, "the call was cancelled")) }
+            deadlines.insert(call.deadline, call)
+            dispatch(call)
+        case .cancel(let call):
+            call.cancelRequested = true
+            guard call.isActive, call.wireID != 0 || waiting.contains(where: { $0 === call }) else { return }
+            forget(call)
+            call.fail(RPCError(.cancelled, "the call was cancelled"))
+        case .endpoints(let result):
+            reconcile(with: result)
+        }
+    }
+
+    /// Sends `call` to the least busy ready endpoint, or parks it until one is ready, or fails it.
+    private func dispatch(_ call: ClientCall) {
+        let now = MonotonicTime.now()
+        guard now < call.deadline else {
+            return call.fail(RPCError(.deadlineExceeded, "deadline exceeded before the call was sent"))
+        }
+        let ready = endpoints.indices.filter { endpoints[$0].state == .ready }
+        if !ready.isEmpty {
+            rotation &+= 1
+            let ordered = ready.indices.map { ready[($0 + rotation) % ready.count] }
+            let chosen = ordered.min { endpoints[$0].outstanding < endpoints[$1].outstanding }!
+            if send(call, to: endpoints[chosen], now: now) { return }
+            for index in ordered where index != chosen {
+                if send(call, to: endpoints[index], now: now) { return }
+            }
+        }
+        if call.waitForReady || mayBecomeReadySoon {
+            waiting.append(call)
+        } else {
+            call.fail(unavailableError)
+        }
+    }
+
+    private func send(_ call: ClientCall, to endpoint: ClientEndpoint, now: MonotonicTime) -> Bool {
+        call.wireID = nextID
+        nextID &+= 1
+        let timeoutMs = max(1, now.milliseconds(until: call.deadline))
+        let result = endpoint.socket.send(size: call.frameSize(timeoutMs: timeoutMs)) { buffer in
+            call.writeFrame(into: buffer, timeoutMs: timeoutMs)
+        }
+        guard case .sent = result else {
+            call.wireID = 0
+            if case .failed(let error) = result { endpoint.lastProblem = "\(error)" }
+            return false
+        }
+        call.endpoint = endpoint
+        endpoint.outstanding += 1
+        pending[call.wireID] = call
+        return true
+    }
+
+    /// True while some endpoint is on its first connection attempt or a DNS target is not resolved yet.
+    private var mayBecomeReadySoon: Bool {
+        if case .dns = target, resolution == nil { return true }
+        return endpoints.contains { $0.state == .connecting }
+    }
+
+    private var unavailableError: RPCError {
+        if case .failure(let error)? = resolution { return error }
+        let problems = endpoints.map(\.lastProblem)
+        let detail = problems.isEmpty ? "no endpoint" : problems.joined(separator: "; ")
+        return RPCError(.unavailable, "\(target) is unavailable: \(detail)")
+    }
+
+    private func receiveReplies(from endpoint: ClientEndpoint) {
+        while true {
+            let reply: Plantguide_Rpc_V1_RpcResponse??
+            do {
+                reply = try endpoint.socket.receive { _, body in try? Plantguide_Rpc_V1_RpcResponse(serializedBytes: Array(body)) }
+            } catch {
+                logger.debug("receive failed", metadata: ["error": "\(error)"])
+                return
+            }
+            guard let received = reply else { return }  // nothing waiting
+            guard let response = received, let call = pending.removeValue(forKey: response.id) else { continue }
+            endpoint.outstanding -= 1
+            call.succeed(response)
+        }
+    }
+
+    private func applyConnectionEvents() {
+        var anyReady = false
+        for endpoint in endpoints {
+            let (becameReady, lost) = endpoint.applyMonitorEvents()
+            anyReady = anyReady || becameReady
+            if lost { failOutstanding(on: endpoint, RPCError(.unavailable, "connection to \(endpoint.address) lost")) }
+        }
+        if anyReady || !waiting.isEmpty { retryWaiting() }
+    }
+
+    private func retryWaiting() {
+        guard !waiting.isEmpty else { return }
+        let parked = waiting
+        waiting.removeAll()
+        for call in parked where call.isActive { dispatch(call) }
+    }
+
+    private func failOutstanding(on endpoint: ClientEndpoint, _ error: RPCError) {
+        for (id, call) in pending where call.endpoint === endpoint {
+            pending.removeValue(forKey: id)
+            call.fail(error)
+        }
+        endpoint.outstanding = 0
+    }
+
+    private func expireDeadlines(now: MonotonicTime) {
+        while let call = deadlines.popExpired(now: now) {
+            guard call.isActive else { continue }
+            let wasSent = call.wireID != 0
+            forget(call)
+            call.fail(wasSent
+                ? RPCError(.deadlineExceeded, "deadline exceeded waiting for \(call.method)")
+                : RPCError(.deadlineExceeded, "deadline exceeded before a connection to \(target) was ready"))
+        }
+    }
+
+    private func forget(_ call: ClientCall) {
+        if call.wireID != 0, pending.removeValue(forKey: call.wireID) != nil {
+            call.endpoint?.outstanding -= 1
+        }
+        waiting.removeAll { $0 === call }
+    }
+
+    /// Opens sockets for new addresses and closes those of vanished ones (their calls fail UNAVAILABLE).
+    private func reconcile(with result: Result<[String], RPCError>) {
+        switch result {
+        case .failure(let error):
+            resolution = .failure(error)
+            if endpoints.isEmpty { failWaitingIfHopeless() }
+            logger.warning("cannot resolve target", metadata: ["target": "\(target)", "error": "\(error.message)"])
+        case .success(let addresses):
+            resolution = .success(())
+            for endpoint in endpoints where !addresses.contains(endpoint.address) {
+                failOutstanding(on: endpoint, RPCError(.unavailable, "\(endpoint.address) left \(target)"))
+                endpoint.close()
+            }
+            endpoints.removeAll { !addresses.contains($0.address) }
+            for address in addresses where !endpoints.contains(where: { $0.address == address }) {
+                do {
+                    endpoints.append(try ClientEndpoint(address: address, configuration: configuration))
+                } catch {
+                    logger.error("cannot open a socket", metadata: ["endpoint": "\(address)", "error": "\(error)"])
+                }
+            }
+            retryWaiting()
+        }
+    }
+
+    private func failWaitingIfHopeless() {
+        let parked = waiting
+        waiting.removeAll()
+        for call in parked where call.isActive {
+            if call.waitForReady { waiting.append(call) } else { call.fail(unavailableError) }
+        }
+    }
+
+    private func shutDown(commands: [Command]) {
+        let closedError = RPCError(.unavailable, "the client is closed")
+        for command in commands { if case .submit(let call) = command { call.fail(closedError) } }
+        for call in pending.values { call.fail(closedError) }
+        for call in waiting { call.fail(closedError) }
+        pending.removeAll()
+        waiting.removeAll()
+        for endpoint in endpoints { endpoint.close() }
+        endpoints.removeAll()
+    }
+}

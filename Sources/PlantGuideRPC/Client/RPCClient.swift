@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import PlantGuideProtos
+import SwiftProtobuf
+import Synchronization
+
+/// A client of PlantGuide services: async calls over ZeroMQ, many in flight over each connection, spread over
+/// every endpoint of the target by fewest outstanding calls, with deadlines and retries as gRPC does them.
+///
+/// ```swift
+/// let client = try RPCClient(target: "tcp://127.0.0.1:7003")
+/// let reply = try await client.call(
+///     Plantguide_Collection_V1_CollectionService.getPlant, .with { $0.id = "p1" },
+///     options: .init(timeout: .seconds(2), metadata: ["plantguide-user-id": "u1"]))
+/// ```
+///
+/// A call that fails with UNAVAILABLE is retried, with jittered exponential back-off inside its deadline, when
+/// its method is idempotent or it carries an idempotency key. Errors are ``RPCError``s: DEADLINE_EXCEEDED when
+/// the deadline passes, UNAVAILABLE when no endpoint is reachable, CANCELLED when the calling task is cancelled,
+/// or the status the server answered.
+public final class RPCClient: Sendable {
+    public let target: RPCTarget
+    public let configuration: RPCClientConfiguration
+    private let loop: ClientLoop
+    private let resolverStop = DispatchSemaphore(value: 0)
+
+    /// Connects to `target` (see ``RPCTarget`` for the forms). Connection happens in the background: the first
+    /// calls wait for it (within their deadline).
+    /// - Throws: ``RPCError`` with INVALID_ARGUMENT when the target does not parse.
+    public convenience init(
+        target: String, configuration: RPCClientConfiguration = .init(),
+        logger: Logger = Logger(label: "plantguide.rpc.client")
+    ) throws {
+        try self.init(target: RPCTarget(parsing: target), configuration: configuration, logger: logger)
+    }
+
+    public init(target: RPCTarget, configuration: RPCClientConfiguration = .init(),
+                logger: Logger = Logger(label: "plantguide.rpc.client")) throws {
+        self.target = target
+        self.configuration = configuration
+        loop = try ClientLoop(target: target, configuration: configuration, logger: logger)
+        let loop = self.loop
+        let thread = Thread { loop.run() }
+        thread.name = "plantguide-rpc-client"
+        thread.start()
+        if case .dns(let host, let port) = target {
+            startResolver(host: host, port: port)
+        }
+    }
+
+    deinit { close() }
+
+    /// Fails calls in flight with UNAVAILABLE and closes the sockets. Later calls fail with UNAVAILABLE.
+    public func close() {
+        resolverStop.signal()
+        loop.close()
+    }
+
+    /// Calls `method` with `request`.
+    /// - Throws: ``RPCError``.
+    public func call<Request, Response>(
+        _ method: RPCMethod<Request, Response>, _ request: Request, options: RPCCallOptions = .init()
+    ) async throws -> Response {
+        let payload: Data
+        do {
+            payload = try request.serializedBytes()
+        } catch {
+            throw RPCError(.invalidArgument, "cannot serialize \(Request.protoMessageName): \(error)")
+        }
+        let reply = try await call(path: method.path, payload: payload, isIdempotent: method.isIdempotent, options: options)
+        do {
+            return try Response(serializedBytes: reply)
+        } catch {
+            throw RPCError(.internal, "reply is not a valid \(Response.protoMessageName): \(error)")
+        }
+    }
+
+    /// Calls a method by path with an already serialized request; returns the serialized response.
+    /// - Throws: ``RPCError``.
+    public func call(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> Data {
+        let deadline = MonotonicTime.now().advanced(by: options.timeout ?? configuration.defaultTimeout)
+        var envelope = Plantguide_Rpc_V1_RpcRequest()
+        envelope.method = path
+        envelope.metadata = options.metadata
+        envelope.payload = payload
+        let bytes: [UInt8] = try envelope.serializedBytes()
+        guard bytes.count <= configuration.maxMessageSize else {
+            throw RPCError(.resourceExhausted,
+                "request of \(bytes.count) bytes exceeds the client's limit of \(configuration.maxMessageSize) bytes")
+        }
+        let retryable = isIdempotent || options.metadata[RPCCallOptions.idempotencyKey] != nil
+        var backoff = RetryBackoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff)
+        var attempt = 1
+        while true {
+            let response: Plantguide_Rpc_V1_RpcResponse
+            do {
+                response = try await send(bytes, method: path, deadline: deadline, waitForReady: options.waitForReady)
+            } catch let error as RPCError where error.code == .unavailable {
+                try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
+                continue
+            }
+            guard response.hasStatus, response.status.code != .ok else { return response.payload }
+            let error = RPCError(wireStatus: response.status)
+            guard error.code == .unavailable else { throw error }
+            try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
+        }
+    }
+
+    private func pauseBeforeRetry(
+        after error: RPCError, retryable: Bool, attempt: inout Int, backoff: inout RetryBackoff, deadline: MonotonicTime
+    ) async throws {
+        guard retryable, attempt < configuration.maxAttempts else { throw error }
+        let pause = backoff.next()
+        let now = MonotonicTime.now()
+        guard now.advanced(by: pause) < deadline else { throw error }
+        attempt += 1
+        try? await Task.sleep(for: pause)
+        if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
+    }
+
+    private func send(_ envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool)
+        async throws -> Plantguide_Rpc_V1_RpcResponse
+    {
+        if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
+        let box = CallBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let call = ClientCall(
+                    envelope: envelope, method: method, deadline: deadline, waitForReady: waitForReady,
+                    continuation: continuation)
+                box.call.withLock { $0 = call }
+                loop.submit(.submit(call))
+            }
+        } onCancel: {
+            if let call = box.call.withLock({ $0 }) { loop.submit(.cancel(call)) }
+        }
+    }
+
+    private func startResolver(host: String, port: Int) {
+        let loop = self.loop
+        let stop = resolverStop
+        let interval = configuration.dnsRefreshInterval
+        let thread = Thread {
+            repeat {
+                loop.submit(.endpoints(DNSResolver.endpoints(host: host, port: port)))
+            } while stop.wait(timeout: .now() + .milliseconds(Int(interval.milliseconds))) == .timedOut
+        }
+        thread.name = "plantguide-rpc-resolver"
+        thread.start()
+    }
+}
+
+/// Hands the call object to the cancellation handler, which may run on another thread.
+private final class CallBox: Sendable {
+    let call = Mutex<ClientCall?>(nil)
+}

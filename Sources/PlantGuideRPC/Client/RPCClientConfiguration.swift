@@ -1,0 +1,45 @@
+/// How an ``RPCClient`` connects, waits and retries. Defaults suit calls between services on one network.
+public struct RPCClientConfiguration: Sendable {
+    /// Deadline of calls that set none. Default 10 s.
+    public var defaultTimeout: Duration = .seconds(10)
+    /// Largest request sent and reply accepted, in bytes. Default 16 MiB.
+    public var maxMessageSize: Int = 16 << 20
+    /// Attempts per call, the first included, for calls that may be retried. Default 4.
+    public var maxAttempts: Int = 4
+    /// First retry back-off; it doubles each retry up to `maxBackoff`, with full jitter. Default 50 ms.
+    public var initialBackoff: Duration = .milliseconds(50)
+    /// Default 1 s.
+    public var maxBackoff: Duration = .seconds(1)
+    /// How often a DNS target is resolved again. Default 30 s.
+    public var dnsRefreshInterval: Duration = .seconds(30)
+    /// libzmq's reconnect interval after a connection is lost; it doubles up to `maxReconnectInterval`.
+    public var reconnectInterval: Duration = .milliseconds(100)
+    /// Default 2 s.
+    public var maxReconnectInterval: Duration = .seconds(2)
+    /// ZMTP heartbeat interval, so that a dead server is noticed even without a TCP reset. Default 2 s.
+    public var heartbeatInterval: Duration = .seconds(2)
+    /// Send and receive high-water marks, in messages per endpoint. Default 10,000.
+    public var highWaterMark: Int32 = 10_000
+
+    public init() {}
+}
+
+/// Per-call settings.
+public struct RPCCallOptions: Sendable {
+    /// The call's deadline, relative; nil for the client's default.
+    public var timeout: Duration?
+    /// Metadata sent with the call (lower-case keys), e.g. ["plantguide-user-id": "u1"].
+    public var metadata: [String: String]
+    /// Wait for an endpoint to become ready (within the deadline) instead of failing at once with UNAVAILABLE
+    /// when none is connected, as gRPC's wait-for-ready.
+    public var waitForReady: Bool
+
+    public init(timeout: Duration? = nil, metadata: [String: String] = [:], waitForReady: Bool = false) {
+        self.timeout = timeout
+        self.metadata = metadata
+        self.waitForReady = waitForReady
+    }
+
+    /// Metadata key that makes a call to a non-idempotent method safe to retry.
+    public static let idempotencyKey = "idempotency-key"
+}

@@ -1,0 +1,36 @@
+import PlantGuideProtos
+
+/// `/plantguide.health.v1.Health/Check`, hosted by every server.
+struct HealthService: RPCService {
+    static let checkPath = Plantguide_Health_V1_Health.check.path
+
+    /// Whether the server takes calls (false while draining).
+    let isServing: @Sendable () -> Bool
+    /// The services the server hosts.
+    let serviceNames: Set<String>
+
+    func registerMethods(with router: inout RPCRouter) {
+        router.register(Plantguide_Health_V1_Health.check) { request, _ in
+            guard request.service.isEmpty || serviceNames.contains(request.service) else {
+                throw RPCError(.notFound, "this server does not host \(request.service)")
+            }
+            var response = Plantguide_Health_V1_HealthCheckResponse()
+            response.status = isServing() ? .serving : .notServing
+            return response
+        }
+    }
+}
+
+/// `/plantguide.metrics.v1.Metrics/Scrape`, hosted by every server.
+struct MetricsService: RPCService {
+    let metrics: ServerMetrics
+
+    func registerMethods(with router: inout RPCRouter) {
+        router.register(Plantguide_Metrics_V1_Metrics.scrape) { _, _ in
+            var response = Plantguide_Metrics_V1_ScrapeResponse()
+            response.text = metrics.registry.emitToString()
+            response.contentType = "text/plain; version=0.0.4"
+            return response
+        }
+    }
+}

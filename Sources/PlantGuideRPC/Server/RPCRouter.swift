@@ -1,0 +1,58 @@
+import Foundation
+import PlantGuideProtos
+import SwiftProtobuf
+
+/// A set of methods a server hosts; each service library provides one.
+///
+/// ```swift
+/// struct CollectionRPCService: RPCService {
+///     func registerMethods(with router: inout RPCRouter) {
+///         router.register(Plantguide_Collection_V1_CollectionService.getPlant) { request, context in
+///             try await store.plant(id: request.id, owner: context.requireUserID())
+///         }
+///     }
+/// }
+/// ```
+public protocol RPCService: Sendable {
+    /// Adds the service's handlers to `router`.
+    func registerMethods(with router: inout RPCRouter)
+}
+
+/// Maps method paths to typed handlers.
+public struct RPCRouter: Sendable {
+    /// A handler with its message types erased: payload bytes in, payload bytes out.
+    typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> [UInt8]
+
+    private(set) var handlers: [String: ErasedHandler] = [:]
+    /// The fully qualified names of the services with at least one registered method (for health checks).
+    public private(set) var serviceNames: Set<String> = []
+
+    public init() {}
+
+    /// Registers `handler` for `method`, replacing any earlier handler of the same path.
+    ///
+    /// The payload is decoded before the handler runs (INVALID_ARGUMENT if it does not parse as `Request`),
+    /// and what the handler throws becomes the call's status (see ``RPCError``).
+    public mutating func register<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        handler: @escaping @Sendable (Request, RPCServerContext) async throws -> Response
+    ) {
+        handlers[method.path] = { payload, context in
+            let request: Request
+            do {
+                request = try Request(serializedBytes: payload)
+            } catch {
+                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName): \(error)")
+            }
+            return try await handler(request, context).serializedBytes()
+        }
+        serviceNames.insert(String(method.serviceName))
+    }
+
+    /// Registers every method of `service`.
+    public mutating func register(_ service: any RPCService) {
+        service.registerMethods(with: &self)
+    }
+
+    func handler(for path: String) -> ErasedHandler? { handlers[path] }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// A PlantGuide RPC server: a ZeroMQ ROUTER socket serving the methods of some ``RPCService``s, plus health
+/// and metrics. One thread owns the socket; handlers run as tasks.
+///
+/// ```swift
+/// let server = RPCServer(
+///     configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
+///     services: [CollectionRPCService(store: store)],
+///     logger: logger)
+/// let endpoint = try server.start()   // "tcp://127.0.0.1:40411"
+/// ...
+/// await server.shutdown()
+/// ```
+///
+/// As a swift-service-lifecycle `Service`, `run()` starts it and drains it on graceful shutdown.
+public final class RPCServer: Service, Sendable {
+    public let configuration: RPCServerConfiguration
+    private let router: RPCRouter
+    private let logger: Logger
+    private let metrics: ServerMetrics
+    private let state = Mutex<State>(.idle)
+
+    private enum State {
+        case idle
+        case running(ServerLoop, endpoint: String, finished: [CheckedContinuation<Void, Never>])
+        case stopped
+    }
+
+    /// - Parameters:
+    ///   - configuration: where to bind and the limits.
+    ///   - services: the services to host (health and metrics are added).
+    ///   - registry: where metrics go and what the metrics method serves; the executable shares it with
+    ///     swift-metrics so the services' own metrics appear too.
+    ///   - logger: the server's logger; every handler's lines add the request id.
+    public init(
+        configuration: RPCServerConfiguration,
+        services: [any RPCService],
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        metrics = ServerMetrics(registry: registry)
+        var router = RPCRouter()
+        for service in services { router.register(service) }
+        router.register(MetricsService(metrics: metrics))
+        self.router = router
+    }
+
+    /// The bound endpoint (with the real port when bound to port 0), or nil before `start()`.
+    public var endpoint: String? {
+        state.withLock { state in
+            if case .running(_, let endpoint, _) = state { return endpoint }
+            return nil
+        }
+    }
+
+    /// Binds the socket and starts serving on a new thread.
+    /// - Returns: the bound endpoint.
+    /// - Throws: ``RPCError`` with UNAVAILABLE when the endpoint cannot be bound (address in use, bad endpoint),
+    ///   FAILED_PRECONDITION when the server was started before.
+    @discardableResult
+    public func start() throws -> String {
+        var router = self.router
+        let serving = Atomic<Bool>(true)
+        _ = serving
+        let loopBox = LoopBox()
+        router.register(HealthService(isServing: { loopBox.isServing }, serviceNames: self.router.serviceNames))
+        let loop = try ServerLoop(configuration: configuration, router: router, metrics: metrics, logger: logger)
+        loopBox.loop = loop
+        try state.withLock { state in
+            guard case .idle = state else { throw RPCError(.failedPrecondition, "the server was started already") }
+            let started = DispatchSemaphore(value: 0)
+            let bindResult = Mutex<Result<String, any Error>?>(nil)
+            let thread = Thread { [self] in
+                do {
+                    let endpoint = try loop.bind()
+                    bindResult.withLock { $0 = .success(endpoint) }
+                    started.signal()
+                    loop.run()
+                } catch {
+                    bindResult.withLock { $0 = .failure(error) }
+                    started.signal()
+                }
+                self.loopFinished()
+            }
+            thread.name = "plantguide-rpc-server"
+            thread.start()
+            started.wait()
+            switch bindResult.withLock({ $0 })! {
+            case .success(let endpoint):
+                state = .running(loop, endpoint: endpoint, finished: [])
+                logger.info("serving", metadata: ["plantguide.rpc.endpoint": "\(endpoint)"])
+            case .failure(let error):
+                state = .stopped
+                throw RPCError(.unavailable, "cannot bind \(configuration.bindEndpoint): \(error)", cause: error)
+            }
+        }
+        return endpoint ?? configuration.bindEndpoint
+    }
+
+    /// Stops taking calls, lets those in flight finish for up to `grace`, answers the rest UNAVAILABLE, and
+    /// closes the socket. Returns when the socket is closed. Safe to call more than once.
+    public func shutdown(grace: Duration = .seconds(10)) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow: Bool = state.withLock { state in
+                guard case .running(let loop, let endpoint, var finished) = state else { return true }
+                finished.append(continuation)
+                state = .running(loop, endpoint: endpoint, finished: finished)
+                loop.drain(until: MonotonicTime.now().advanced(by: grace))
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Starts the server and serves until graceful shutdown (SIGTERM/SIGINT in a `ServiceGroup`), then drains.
+    public func run() async throws {
+        if endpoint == nil { try start() }
+        try? await gracefulShutdown()
+        logger.info("draining")
+        await shutdown()
+    }
+
+    private func loopFinished() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state = .stopped }
+            if case .running(_, _, let finished) = state { return finished }
+            return []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Lets the health handler, registered before the loop exists, ask the loop whether it is draining.
+private final class LoopBox: @unchecked Sendable {
+    var loop: ServerLoop?
+    var isServing: Bool { !(loop?.isDraining.load(ordering: .relaxed) ?? true) }
+}

@@ -1,0 +1,302 @@
+import CZeroMQ
+import Foundation
+import Logging
+import PlantGuideProtos
+import Synchronization
+
+/// The thread that owns a server's ROUTER socket: it receives requests, starts handlers as tasks (at most
+/// `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the replies the tasks post back.
+///
+/// Everything but `shared` is touched only by that thread.
+final class ServerLoop: @unchecked Sendable {
+    /// State other threads hand to the loop.
+    struct Shared {
+        var completions: [Completion] = []
+        var drainDeadline: MonotonicTime?
+        var sleeping = false
+    }
+
+    /// A finished handler's encoded reply.
+    struct Completion {
+        let sequence: UInt64
+        let reply: [UInt8]
+        let code: RPCError.Code
+    }
+
+    /// A call between its arrival and its reply.
+    struct Call {
+        let routing: [[UInt8]]
+        let requestID: UInt64
+        let method: String
+        let arrived: MonotonicTime
+        let deadline: MonotonicTime
+        var request: Plantguide_Rpc_V1_RpcRequest?
+        var task: Task<Void, Never>?
+    }
+
+    let configuration: RPCServerConfiguration
+    let router: RPCRouter
+    let metrics: ServerMetrics
+    let logger: Logger
+    let wake: WakeSignal
+    let shared = Mutex(Shared())
+    /// Set by the loop; read by health checks.
+    let isDraining = Atomic<Bool>(false)
+
+    private var socket: ZMQSocket?
+    private var calls: [UInt64: Call] = [:]
+    private var queue: [UInt64] = []
+    private var queueHead = 0
+    private var deadlines = DeadlineHeap<UInt64>()
+    private var running = 0
+    private var nextSequence: UInt64 = 0
+
+    init(configuration: RPCServerConfiguration, router: RPCRouter, metrics: ServerMetrics, logger: Logger) throws {
+        self.configuration = configuration
+        self.router = router
+        self.metrics = metrics
+        self.logger = logger
+        self.wake = try WakeSignal()
+    }
+
+    // MARK: Other threads
+
+    /// Creates and binds the socket; call on the loop thread before `run()`. Returns the bound endpoint.
+    func bind() throws -> String {
+        let socket = try ZMQSocket(type: ZMQ_ROUTER)
+        try socket.set(ZMQ_ROUTER_MANDATORY, 1)
+        try socket.set(ZMQ_IPV6, 1)
+        try socket.set(ZMQ_MAXMSGSIZE, int64: Int64(configuration.effectiveTransportLimit))
+        try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
+        try socket.set(ZMQ_RCVHWM, configuration.highWaterMark)
+        let heartbeat = Int32(configuration.heartbeatInterval.milliseconds)
+        try socket.set(ZMQ_HEARTBEAT_IVL, heartbeat)
+        try socket.set(ZMQ_HEARTBEAT_TIMEOUT, heartbeat * 3)
+        try socket.set(ZMQ_HEARTBEAT_TTL, heartbeat * 3)
+        try socket.bind(configuration.bindEndpoint)
+        self.socket = socket
+        return socket.lastEndpoint
+    }
+
+    /// Called by handler tasks with their reply.
+    func complete(_ completion: Completion) {
+        let mustWake = shared.withLock { state in
+            state.completions.append(completion)
+            defer { state.sleeping = false }
+            return state.sleeping
+        }
+        if mustWake { wake.signal() }
+    }
+
+    /// Asks the loop to stop taking calls, finish those in flight until `deadline`, and exit.
+    func drain(until deadline: MonotonicTime) {
+        shared.withLock { $0.drainDeadline = deadline }
+        wake.signal()
+    }
+
+    // MARK: The loop thread
+
+    /// Serves until drained. Runs on the loop's own thread.
+    func run() {
+        guard let socket else { return }
+        var items = [
+            zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+            zmq_pollitem_t(socket: nil, fd: wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
+        ]
+        while true {
+            receiveRequests(from: socket)
+            let (completions, drainDeadline) = shared.withLock { state in
+                defer { state.completions.removeAll(keepingCapacity: true) }
+                return (state.completions, state.drainDeadline)
+            }
+            for completion in completions { finish(completion, on: socket) }
+            let now = MonotonicTime.now()
+            expireDeadlines(now: now, on: socket)
+            startQueuedCalls()
+            if let drainDeadline {
+                isDraining.store(true, ordering: .relaxed)
+                if calls.isEmpty || now >= drainDeadline { break }
+            }
+            waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
+        }
+        abandonRemainingCalls(on: socket)
+        try? socket.set(ZMQ_LINGER, 1_000)  // let the last replies leave
+        socket.close()
+    }
+
+    private func waitForWork(_ items: inout [zmq_pollitem_t], until wakeUp: MonotonicTime?, now: MonotonicTime) {
+        let mayBlock = shared.withLock { state in
+            state.sleeping = state.completions.isEmpty && state.drainDeadline == nil
+            return state.sleeping
+        }
+        let timeout: Int = mayBlock ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
+        _ = zmq_poll(&items, 2, timeout)
+        shared.withLock { $0.sleeping = false }
+        if items[1].revents != 0 { wake.reset() }
+    }
+
+    private func nextWakeUp(drainDeadline: MonotonicTime?) -> MonotonicTime? {
+        [deadlines.earliest, drainDeadline].compactMap { $0 }.min()
+    }
+
+    private func receiveRequests(from socket: ZMQSocket) {
+        for _ in 0..<512 {
+            let received: Bool
+            do {
+                received = try socket.receive { routing, body in handleFrame(routing: routing, body: body, on: socket) } != nil
+            } catch {
+                logger.warning("receive failed", metadata: ["error": "\(error)"])
+                received = false
+            }
+            if !received { return }
+        }
+    }
+
+    private func handleFrame(routing: [[UInt8]], body: UnsafeRawBufferPointer, on socket: ZMQSocket) {
+        let request: Plantguide_Rpc_V1_RpcRequest
+        do {
+            request = try Plantguide_Rpc_V1_RpcRequest(serializedBytes: Array(body))
+        } catch {
+            metrics.malformedFrames.increment()
+            logger.debug("dropped a frame that is not an RpcRequest", metadata: ["bytes": "\(body.count)"])
+            return
+        }
+        let now = MonotonicTime.now()
+        let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
+        let call = Call(
+            routing: routing, requestID: request.id, method: request.method, arrived: now,
+            deadline: now.advanced(by: timeout), request: request, task: nil
+        )
+        if body.count > configuration.maxMessageSize {
+            let error = RPCError(
+                .resourceExhausted,
+                "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes")
+            return reply(to: call, error: error, on: socket)
+        }
+        if router.handler(for: request.method) == nil {
+            return reply(to: call, error: RPCError(.unimplemented, "unknown method \(request.method)"), on: socket)
+        }
+        if isDraining.load(ordering: .relaxed) && request.method != HealthService.checkPath {
+            return reply(to: call, error: RPCError(.unavailable, "the server is shutting down"), on: socket)
+        }
+        let sequence = nextSequence
+        nextSequence += 1
+        if running < configuration.maxConcurrentCalls {
+            calls[sequence] = call
+            start(sequence)
+        } else if queue.count - queueHead < configuration.maxQueuedCalls {
+            calls[sequence] = call
+            queue.append(sequence)
+        } else {
+            return reply(to: call, error: RPCError(.resourceExhausted, "the server is at capacity; retry later"), on: socket)
+        }
+        deadlines.insert(call.deadline, sequence)
+    }
+
+    private func start(_ sequence: UInt64) {
+        guard let request = calls[sequence]?.request, let handler = router.handler(for: request.method),
+            let call = calls[sequence]
+        else { return }
+        running += 1
+        calls[sequence]?.request = nil
+        let remaining = Duration.nanoseconds(Int64(call.deadline.nanoseconds &- min(call.deadline.nanoseconds, MonotonicTime.now().nanoseconds)))
+        let context = RPCServerContext(
+            requestID: request.id, method: request.method, metadata: request.metadata,
+            deadline: ContinuousClock.now.advanced(by: remaining), logger: logger
+        )
+        calls[sequence]?.task = Task { [self] in
+            var response = Plantguide_Rpc_V1_RpcResponse()
+            response.id = request.id
+            var code = RPCError.Code.ok
+            do {
+                response.payload = Data(try await handler(request.payload, context))
+            } catch {
+                let mapped = RPCError(mapping: error)
+                if mapped.code == .unknown || mapped.code == .internal {
+                    context.logger.error("handler failed", metadata: ["error": "\(error)"])
+                }
+                code = mapped.code
+                response.status = mapped.wireStatus
+            }
+            let reply = (try? response.serializedBytes()) ?? []
+            complete(Completion(sequence: sequence, reply: reply, code: code))
+        }
+    }
+
+    private func startQueuedCalls() {
+        while running < configuration.maxConcurrentCalls && queueHead < queue.count {
+            let sequence = queue[queueHead]
+            queueHead += 1
+            if calls[sequence] != nil { start(sequence) }
+        }
+        if queueHead > 1_024 && queueHead * 2 > queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+    }
+
+    private func finish(_ completion: Completion, on socket: ZMQSocket) {
+        guard let call = calls.removeValue(forKey: completion.sequence) else { return }  // timed out already
+        running -= 1
+        send(completion.reply, to: call, on: socket)
+        metrics.record(method: call.method, code: completion.code, since: call.arrived)
+    }
+
+    private func expireDeadlines(now: MonotonicTime, on socket: ZMQSocket) {
+        while let sequence = deadlines.popExpired(now: now) {
+            guard let call = calls.removeValue(forKey: sequence) else { continue }
+            if let task = call.task {
+                task.cancel()
+                running -= 1
+            }
+            reply(to: call, error: RPCError(.deadlineExceeded, "deadline exceeded on the server"), on: socket)
+        }
+    }
+
+    private func abandonRemainingCalls(on socket: ZMQSocket) {
+        for (_, call) in calls {
+            call.task?.cancel()
+            reply(to: call, error: RPCError(.unavailable, "the server shut down before the call finished"), on: socket)
+        }
+        calls.removeAll()
+    }
+
+    private func reply(to call: Call, error: RPCError, on socket: ZMQSocket) {
+        var response = Plantguide_Rpc_V1_RpcResponse()
+        response.id = call.requestID
+        response.status = error.wireStatus
+        send((try? response.serializedBytes()) ?? [], to: call, on: socket)
+        let known = router.handler(for: call.method) != nil
+        metrics.record(method: known ? call.method : "unknown", code: error.code, since: call.arrived)
+    }
+
+    private func send(_ reply: [UInt8], to call: Call, on socket: ZMQSocket) {
+        var result = ZMQSocket.SendResult.sent
+        for frame in call.routing {
+            result = frame.withUnsafeBytes { socket.send($0, more: true) }
+            guard case .sent = result else { break }
+        }
+        if case .sent = result {
+            result = reply.withUnsafeBytes { socket.send($0) }
+        }
+        switch result {
+        case .sent:
+            return
+        case .unroutable:
+            logger.debug("client left before its reply", metadata: ["plantguide.rpc.request_id": "\(call.requestID)"])
+        case .wouldBlock:
+            logger.warning("reply dropped: client's queue is full", metadata: ["plantguide.rpc.request_id": "\(call.requestID)"])
+        case .failed(let error):
+            logger.warning("reply failed", metadata: ["error": "\(error)"])
+        }
+        metrics.droppedReplies.increment()
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Flags every PlantGuide service takes. Each has an environment variable that is used when the flag is not
+/// given; the flag wins.
+public struct ServiceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "ZeroMQ endpoint to bind, e.g. tcp://127.0.0.1:7003 or tcp://*:7003 (env PLANTGUIDE_BIND).",
+        valueName: "endpoint"))
+    public var bind: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Folder for the service's data, created if missing (env PLANTGUIDE_DATA). Default: ./data/<service>.",
+        valueName: "path"))
+    public var data: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "trace, debug, info, notice, warning, error or critical (env PLANTGUIDE_LOG_LEVEL). Default: info.",
+        valueName: "level"))
+    public var logLevel: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Largest request accepted, in MiB (env PLANTGUIDE_MAX_MESSAGE_MIB). Default: 16.", valueName: "MiB"))
+    public var maxMessageMib: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds to let calls in flight finish on SIGTERM/SIGINT (env PLANTGUIDE_SHUTDOWN_GRACE). Default: 10.",
+        valueName: "seconds"))
+    public var shutdownGrace: Int?
+
+    public init() {}
+
+    /// The options with environment fallbacks and defaults applied.
+    /// - Throws: `ValidationError` naming the bad flag or variable.
+    public func resolve(
+        service: String, defaultBind: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ResolvedServiceOptions {
+        func pick(_ flag: String?, _ variable: String) -> String? {
+            flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let levelText = pick(logLevel, "PLANTGUIDE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ValidationError("unknown log level '\(levelText)'; use trace, debug, info, notice, warning, error or critical")
+        }
+        let mibText = pick(maxMessageMib.map(String.init), "PLANTGUIDE_MAX_MESSAGE_MIB") ?? "16"
+        guard let mib = Int(mibText), (1...1_024).contains(mib) else {
+            throw ValidationError("max message size must be 1 to 1024 MiB, not '\(mibText)'")
+        }
+        let graceText = pick(shutdownGrace.map(String.init), "PLANTGUIDE_SHUTDOWN_GRACE") ?? "10"
+        guard let grace = Int(graceText), grace >= 0 else {
+            throw ValidationError("shutdown grace must be a whole number of seconds, not '\(graceText)'")
+        }
+        let bind = pick(bind, "PLANTGUIDE_BIND") ?? defaultBind
+        guard bind.contains("://") else {
+            throw ValidationError("bind endpoint '\(bind)' needs a transport, e.g. tcp://127.0.0.1:7003")
+        }
+        let dataPath = pick(data, "PLANTGUIDE_DATA") ?? "data/\(service)"
+        return ResolvedServiceOptions(
+            bind: bind, dataDirectory: URL(fileURLWithPath: dataPath, isDirectory: true), logLevel: level,
+            maxMessageSize: mib << 20, shutdownGrace: .seconds(grace))
+    }
+}
+
+/// Service options after environment fallbacks and defaults.
+public struct ResolvedServiceOptions: Sendable {
+    public var bind: String
+    public var dataDirectory: URL
+    public var logLevel: Logger.Level
+    public var maxMessageSize: Int
+    public var shutdownGrace: Duration
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import PlantGuideRPC
+import Prometheus
+import ServiceLifecycle
+
+/// What a service's factory gets to build its ``RPCService``s.
+public struct ServiceEnvironment: Sendable {
+    /// The service's data folder (created).
+    public let dataDirectory: URL
+    /// The service's logger.
+    public let logger: Logger
+}
+
+/// Runs one PlantGuide service until SIGTERM or SIGINT: sets up logging and metrics, creates the data folder,
+/// serves the services `makeServices` builds plus health and metrics, and drains on shutdown.
+///
+/// Executables call this from `main`; libraries never do (they never bootstrap logging or metrics).
+public func runService(
+    name: String,
+    options: ResolvedServiceOptions,
+    makeServices: (ServiceEnvironment) throws -> [any RPCService]
+) async throws {
+    let level = options.logLevel
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    let registry = PrometheusCollectorRegistry()
+    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    let logger = Logger(label: name)
+
+    do {
+        try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
+    } catch {
+        logger.critical("cannot create the data folder", metadata: ["path": "\(options.dataDirectory.path)", "error": "\(error)"])
+        throw ExitCode(73)  // EX_CANTCREAT
+    }
+    let services = try makeServices(ServiceEnvironment(dataDirectory: options.dataDirectory, logger: logger))
+
+    var configuration = RPCServerConfiguration(bindEndpoint: options.bind)
+    configuration.maxMessageSize = options.maxMessageSize
+    let server = RPCServer(configuration: configuration, services: services, registry: registry, logger: logger)
+    do {
+        try server.start()
+    } catch {
+        logger.critical("cannot start", metadata: ["error": "\(error)"])
+        throw ExitCode(69)  // EX_UNAVAILABLE
+    }
+    let group = ServiceGroup(
+        configuration: .init(
+            services: [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+    try await group.run()
+    logger.info("stopped")
+}
+
+/// Waits for graceful shutdown, then drains the server for up to `grace`.
+private struct ShutdownDrain: Service {
+    let server: RPCServer
+    let grace: Duration
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await server.shutdown(grace: grace)
+    }
+}
+
