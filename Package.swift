@@ -88,11 +88,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "PlantGuideRPCTests", dependencies: ["PlantGuideRPC", "PlantGuideProtos"], swiftSettings: strict),
+        .target(
+            name: "PlantGuideTestSupport",
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos"],
+            path: "Tests/PlantGuideTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PlantGuideRPCTests",
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport", "CZeroMQ"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore"], swiftSettings: strict),
         .testTarget(
             name: "ServiceProcessTests",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],
             swiftSettings: strict
         ),
     ]

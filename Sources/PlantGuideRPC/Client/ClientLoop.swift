@@ -12,6 +12,8 @@ final class ClientLoop: @unchecked Sendable {
         case submit(ClientCall)
         case cancel(ClientCall)
         case endpoints(Result<[String], RPCError>)
+        /// Resume with true once every endpoint is ready, or false at the deadline.
+        case whenAllReady(CheckedContinuation<Bool, Never>, MonotonicTime)
     }
 
     struct Shared {
@@ -32,6 +34,7 @@ final class ClientLoop: @unchecked Sendable {
     private var pending: [UInt64: ClientCall] = [:]
     private var waiting: [ClientCall] = []
     private var deadlines = DeadlineHeap<ClientCall>()
+    private var readinessWaiters: [(continuation: CheckedContinuation<Bool, Never>, deadline: MonotonicTime)] = []
     private var nextID: UInt64 = 1
     private var rotation = 0
     /// Nil until a DNS target is first resolved; its failure when resolution fails.
@@ -54,7 +57,12 @@ final class ClientLoop: @unchecked Sendable {
             return (true, state.sleeping)
         }
         if mustWake { wake.signal() }
-        if !accepted, case .submit(let call) = command { call.fail(RPCError(.unavailable, "the client is closed")) }
+        guard !accepted else { return }
+        switch command {
+        case .submit(let call): call.fail(RPCError(.unavailable, "the client is closed"))
+        case .whenAllReady(let continuation, _): continuation.resume(returning: false)
+        case .cancel, .endpoints: break
+        }
     }
 
     func close() {
@@ -80,6 +88,7 @@ final class ClientLoop: @unchecked Sendable {
             for endpoint in endpoints { receiveReplies(from: endpoint) }
             applyConnectionEvents()
             expireDeadlines(now: MonotonicTime.now())
+            resolveReadinessWaiters(now: MonotonicTime.now())
             waitForWork(&items)
         }
         shutDown(commands: shared.withLock { $0.commands })
@@ -100,7 +109,8 @@ final class ClientLoop: @unchecked Sendable {
         var timeout = 0
         if mayBlock {
             let now = MonotonicTime.now()
-            timeout = deadlines.earliest.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
+            let wakeUp = ([deadlines.earliest] + readinessWaiters.map(\.deadline)).compactMap { $0 }.min()
+            timeout = wakeUp.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
         }
         _ = zmq_poll(&items, Int32(items.count), timeout)
         shared.withLock { $0.sleeping = false }
@@ -120,6 +130,18 @@ final class ClientLoop: @unchecked Sendable {
             call.fail(RPCError(.cancelled, "the call was cancelled"))
         case .endpoints(let result):
             reconcile(with: result)
+        case .whenAllReady(let continuation, let deadline):
+            readinessWaiters.append((continuation, deadline))
+        }
+    }
+
+    private func resolveReadinessWaiters(now: MonotonicTime) {
+        guard !readinessWaiters.isEmpty else { return }
+        let allReady = !endpoints.isEmpty && endpoints.allSatisfy { $0.state == .ready }
+        readinessWaiters.removeAll { waiter in
+            guard allReady || now >= waiter.deadline else { return false }
+            waiter.continuation.resume(returning: allReady)
+            return true
         }
     }
 
@@ -278,5 +300,7 @@ final class ClientLoop: @unchecked Sendable {
         waiting.removeAll()
         for endpoint in endpoints { endpoint.close() }
         endpoints.removeAll()
+        for waiter in readinessWaiters { waiter.continuation.resume(returning: false) }
+        readinessWaiters.removeAll()
     }
 }

@@ -56,6 +56,16 @@ public final class RPCClient: Sendable {
         loop.close()
     }
 
+    /// Waits until a connection to every endpoint of the target is ready, for a process that wants its load
+    /// spread from the first call (calls made earlier go to whichever endpoints are ready).
+    /// - Returns: false when `timeout` passed first.
+    public func waitUntilAllEndpointsReady(timeout: Duration) async -> Bool {
+        let deadline = MonotonicTime.now().advanced(by: timeout)
+        return await withCheckedContinuation { continuation in
+            loop.submit(.whenAllReady(continuation, deadline))
+        }
+    }
+
     /// Calls `method` with `request`.
     /// - Throws: ``RPCError``.
     public func call<Request, Response>(

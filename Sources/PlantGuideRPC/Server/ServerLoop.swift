@@ -65,7 +65,9 @@ final class ServerLoop: @unchecked Sendable {
     func bind() throws -> String {
         let socket = try ZMQSocket(type: ZMQ_ROUTER)
         try socket.set(ZMQ_ROUTER_MANDATORY, 1)
-        try socket.set(ZMQ_IPV6, 1)
+        // IPv6 (dual-stack for "*") only when asked: on an IPv4 bind it would report ::ffff: mapped addresses.
+        let endpoint = configuration.bindEndpoint
+        if endpoint.contains("[") || endpoint.contains("*") { try socket.set(ZMQ_IPV6, 1) }
         try socket.set(ZMQ_MAXMSGSIZE, int64: Int64(configuration.effectiveTransportLimit))
         try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
         try socket.set(ZMQ_RCVHWM, configuration.highWaterMark)

@@ -3,6 +3,7 @@ import Scheduling
 import PlantGuideServiceKit
 
 /// `plantguide-scheduling`: care scheduling (tasks, reminders, calendar).
+@main
 struct SchedulingServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-scheduling",
@@ -22,5 +23,3 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
         }
     }
 }
-
-await SchedulingServiceCommand.main()

@@ -3,6 +3,7 @@ import Identification
 import PlantGuideServiceKit
 
 /// `plantguide-identification`: plant identification (on-device model, Pl@ntNet, hybrid policy).
+@main
 struct IdentificationServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-identification",
@@ -22,5 +23,3 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         }
     }
 }
-
-await IdentificationServiceCommand.main()

@@ -3,6 +3,7 @@ import Collection
 import PlantGuideServiceKit
 
 /// `plantguide-collection`: collection storage (plants, photos, identification history).
+@main
 struct CollectionServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-collection",
@@ -22,5 +23,3 @@ struct CollectionServiceCommand: AsyncParsableCommand {
         }
     }
 }
-
-await CollectionServiceCommand.main()

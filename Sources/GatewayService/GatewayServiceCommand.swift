@@ -3,6 +3,7 @@ import Gateway
 import PlantGuideServiceKit
 
 /// `plantguide-gateway`: gateway (authentication, use cases across services).
+@main
 struct GatewayServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-gateway",
@@ -22,5 +23,3 @@ struct GatewayServiceCommand: AsyncParsableCommand {
         }
     }
 }
-
-await GatewayServiceCommand.main()

@@ -3,6 +3,7 @@ import CareData
 import PlantGuideServiceKit
 
 /// `plantguide-caredata`: care data (Trefle, cache, offline catalog).
+@main
 struct CareDataServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-caredata",
@@ -22,5 +23,3 @@ struct CareDataServiceCommand: AsyncParsableCommand {
         }
     }
 }
-
-await CareDataServiceCommand.main()

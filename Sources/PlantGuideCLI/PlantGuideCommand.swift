@@ -1,0 +1,32 @@
+import ArgumentParser
+
+/// `plantguide`: the command-line client of a PlantGuide stack.
+@main
+struct PlantGuideCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plantguide",
+        abstract: "Command-line client of PlantGuide services.",
+        subcommands: [RPCCommand.self])
+}
+
+/// `plantguide rpc …`: raw RPC calls, for scripts, health checks and debugging.
+struct RPCCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rpc",
+        abstract: "Call PlantGuide RPC methods directly (like grpcurl and grpc_health_probe).",
+        subcommands: [HealthCommand.self, CallCommand.self, ListCommand.self])
+}
+
+/// Options shared by the commands that connect to a service.
+struct ConnectionOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp(
+        "Where the service listens: tcp://HOST:PORT, a comma-separated list, or dns:///NAME:PORT.",
+        valueName: "target"))
+    var target: String
+
+    @Option(name: .long, help: "Seconds to wait for the answer.")
+    var timeout: Double = 5
+
+    @Flag(name: .long, help: "Wait (within the timeout) for the service to come up instead of failing at once.")
+    var waitForReady = false
+}

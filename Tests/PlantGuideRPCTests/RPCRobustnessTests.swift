@@ -1,0 +1,122 @@
+import CZeroMQ
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Testing
+
+@Suite("Bad input on the wire")
+struct RPCRobustnessTests {
+    @Test("random bytes and truncated envelopes leave the server serving the next good call")
+    func junkFrames() async throws {
+        let (server, endpoint) = try TestServer.start()
+        let junk = try RawDealer(connectingTo: endpoint)
+        var generator = SystemRandomNumberGenerator()
+        var good = Plantguide_Rpc_V1_RpcRequest()
+        good.id = 7
+        good.method = TestMethods.echo.path
+        good.payload = try Plantguide_Health_V1_HealthCheckRequest.with { $0.service = "survived" }.serializedBytes()
+        let goodBytes: [UInt8] = try good.serializedBytes()
+
+        for length in [0, 1, 2, 3, 17, 100, 4_096] {
+            try junk.send((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        for cut in stride(from: 1, to: goodBytes.count, by: 3) {
+            try junk.send(Array(goodBytes.prefix(cut)))
+        }
+        try junk.send(goodBytes)
+
+        // Truncated envelopes that still parse are answered (with their id); the good call must be among them.
+        var answered: Plantguide_Rpc_V1_RpcResponse?
+        while let bytes = await junk.receive(timeoutMs: 10_000) {
+            let reply = try Plantguide_Rpc_V1_RpcResponse(serializedBytes: bytes)
+            if reply.id == 7 && reply.status.code == .ok {
+                answered = reply
+                break
+            }
+        }
+        let reply = try #require(answered)
+        #expect(try Plantguide_Metrics_V1_ScrapeResponse(serializedBytes: reply.payload).text == "s:survived")
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        #expect(try await client.call(Plantguide_Health_V1_Health.check, .init()).status == .serving)
+        await server.shutdown()
+    }
+
+    @Test("a REQ socket (with its empty delimiter frame) is answered like a DEALER")
+    func reqSocket() async throws {
+        let (server, endpoint) = try TestServer.start()
+        let req = try RawDealer(connectingTo: endpoint, type: ZMQ_REQ)
+        var request = Plantguide_Rpc_V1_RpcRequest()
+        request.id = 9
+        request.method = Plantguide_Health_V1_Health.check.path
+
+        try req.send(request.serializedBytes())
+        let reply = try Plantguide_Rpc_V1_RpcResponse(serializedBytes: try #require(await req.receive(timeoutMs: 10_000)))
+
+        #expect(reply.id == 9)
+        #expect(try Plantguide_Health_V1_HealthCheckResponse(serializedBytes: reply.payload).status == .serving)
+        await server.shutdown()
+    }
+
+    @Test("a request over the server's size limit gets RESOURCE_EXHAUSTED, and the server goes on")
+    func oversizedRequest() async throws {
+        let (server, endpoint) = try TestServer.start { $0.maxMessageSize = 64 << 10 }
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        let big = String(repeating: "x", count: 100 << 10)
+
+        let error = await #expect(throws: RPCError.self) {
+            _ = try await client.call(TestMethods.echo, .with { $0.service = big })
+        }
+
+        #expect(error?.code == .resourceExhausted)
+        #expect(error?.message.contains("exceeds the server's limit") == true)
+        #expect(try await client.call(TestMethods.echo, .with { $0.service = "small" }).text == "s:small")
+        await server.shutdown()
+    }
+
+    @Test("a request over the client's own limit fails before it is sent")
+    func oversizedForClient() async throws {
+        var configuration = RPCClientConfiguration()
+        configuration.maxMessageSize = 1_024
+        let client = try RPCClient(target: "tcp://127.0.0.1:9", configuration: configuration)
+        defer { client.close() }
+
+        let error = await #expect(throws: RPCError.self) {
+            _ = try await client.call(TestMethods.echo, .with { $0.service = String(repeating: "y", count: 2_000) })
+        }
+
+        #expect(error?.code == .resourceExhausted)
+    }
+
+    @Test("calls beyond the concurrency limit and the queue get RESOURCE_EXHAUSTED")
+    func overload() async throws {
+        let (server, endpoint) = try TestServer.start {
+            $0.maxConcurrentCalls = 2
+            $0.maxQueuedCalls = 2
+        }
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+
+        let codes = await withTaskGroup(of: RPCError.Code.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do {
+                        _ = try await client.call(TestMethods.sleep, .with { $0.service = "1000" })
+                        return .ok
+                    } catch let error as RPCError {
+                        return error.code
+                    } catch {
+                        return .unknown
+                    }
+                }
+            }
+            return await group.reduce(into: [RPCError.Code]()) { $0.append($1) }
+        }
+
+        #expect(codes.filter { $0 == .ok }.count == 4)
+        #expect(codes.filter { $0 == .resourceExhausted }.count == 4)
+        await server.shutdown()
+    }
+}

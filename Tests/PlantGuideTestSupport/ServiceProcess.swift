@@ -1,0 +1,81 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// A PlantGuide service executable started as a real child process on loopback, for tests that kill and restart
+/// services. Stopped (SIGKILL) when released.
+public final class ServiceProcess: @unchecked Sendable {
+    public let executable: String
+    public let endpoint: String
+    public let dataDirectory: URL
+    private let process = Process()
+
+    /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint` and waits,
+    /// with health checks that wait for readiness (no sleeping), until it serves.
+    /// - Throws: when the binary is missing or the service does not come up within `timeout`.
+    public init(_ executable: String, endpoint: String, dataDirectory: URL? = nil, timeout: Duration = .seconds(20)) async throws {
+        self.executable = executable
+        self.endpoint = endpoint
+        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("plantguide-test-\(UUID().uuidString)", isDirectory: true)
+        process.executableURL = BuildProducts.url(of: executable)
+        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", "warning"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        _ = try await client.call(
+            Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: timeout, waitForReady: true))
+    }
+
+    deinit { kill() }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// SIGKILL, as a crash or the OOM killer would: no chance to clean up. Waits for the process to be gone.
+    public func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, and waits for the exit; returns the exit status.
+    @discardableResult
+    public func terminate() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Where `swift build` put the package's executables: beside the test bundle.
+public enum BuildProducts {
+    public static func url(of executable: String) -> URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // swift-testing on Linux runs the .xctest binary from the build folder itself.
+        if folder.pathExtension == "xctest" { folder = folder.deletingLastPathComponent() }
+        return folder.appendingPathComponent(executable)
+    }
+}
+
+/// Free TCP ports on 127.0.0.1, for a server that must come back on the same port after a restart.
+public enum FreePort {
+    public static func next() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

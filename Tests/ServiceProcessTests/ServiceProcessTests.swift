@@ -1,0 +1,131 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Testing
+
+/// The service executables as real processes: killed, restarted, several behind one client.
+@Suite("Service processes", .serialized)
+struct ServiceProcessTests {
+    @Test("a killed server gives UNAVAILABLE within the deadline, and calls succeed once it is back on its port")
+    func killAndRestart() async throws {
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        let first = try await ServiceProcess("plantguide-collection", endpoint: endpoint)
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        #expect(try await client.call(Plantguide_Health_V1_Health.check, .init()).status == .serving)
+
+        first.kill()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = await #expect(throws: RPCError.self) {
+            _ = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(5)))
+        }
+        #expect(error?.code == .unavailable)
+        #expect(clock.now - started < .seconds(5))
+
+        let second = try await ServiceProcess("plantguide-collection", endpoint: endpoint, dataDirectory: first.dataDirectory)
+        let reply = try await client.call(
+            Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(20), waitForReady: true))
+        #expect(reply.status == .serving)
+        #expect(second.terminate() == 0)
+    }
+
+    @Test("three processes share the calls; a killed one is avoided and no call is lost")
+    func threeEndpoints() async throws {
+        var services: [ServiceProcess] = []
+        for _ in 0..<3 {
+            services.append(try await ServiceProcess("plantguide-caredata", endpoint: "tcp://127.0.0.1:\(try FreePort.next())"))
+        }
+        let client = try RPCClient(target: services.map(\.endpoint).joined(separator: ","))
+        defer { client.close() }
+        #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
+
+        try await checks(client, count: 300)
+        let counts = try await healthCounts(services)
+        for count in counts { #expect(count >= 30, "every endpoint should get a share: \(counts)") }
+
+        services[0].kill()
+        try await checks(client, count: 300)
+        let later = try await healthCounts(Array(services[1...]))
+
+        #expect(later.reduce(0, +) - counts[1...].reduce(0, +) >= 300)
+        for service in services[1...] { service.terminate() }
+    }
+
+    @Test("SIGTERM stops a service cleanly with exit status 0")
+    func gracefulStop() async throws {
+        let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
+        #expect(service.terminate() == 0)
+    }
+
+    @Test("every executable explains itself with --help", arguments: [
+        "plantguide-identification", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling",
+        "plantguide-gateway", "plantguide",
+    ])
+    func help(executable: String) throws {
+        let (status, output) = try run(executable, ["--help"])
+        #expect(status == 0)
+        #expect(output.contains("USAGE"))
+        if executable != "plantguide" { #expect(output.contains("--bind") && output.contains("PLANTGUIDE_BIND")) }
+    }
+
+    @Test("a bad flag value is refused with a message, not a crash")
+    func badFlag() throws {
+        let (status, output) = try run("plantguide-collection", ["--log-level", "loud", "--bind", "tcp://127.0.0.1:1"])
+        #expect(status != 0)
+        #expect(output.contains("unknown log level 'loud'"))
+    }
+
+    @Test("an address in use is a clear error")
+    func addressInUse() async throws {
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        let running = try await ServiceProcess("plantguide-gateway", endpoint: endpoint)
+        let (status, output) = try run("plantguide-gateway", ["--bind", endpoint, "--data", running.dataDirectory.path])
+        #expect(status != 0)
+        #expect(output.contains("Address already in use"))
+        running.terminate()
+    }
+
+    // MARK: Helpers
+
+    private func checks(_ client: RPCClient, count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    let reply = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(10)))
+                    #expect(reply.status == .serving)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Health checks each process has answered, read from its own metrics.
+    private func healthCounts(_ services: [ServiceProcess]) async throws -> [Int] {
+        var counts: [Int] = []
+        for service in services {
+            let client = try RPCClient(target: service.endpoint)
+            defer { client.close() }
+            let text = try await client.call(Plantguide_Metrics_V1_Metrics.scrape, .init()).text
+            let line = text.split(separator: "\n").first {
+                $0.hasPrefix(#"plantguide_rpc_server_handled_total{method="/plantguide.health.v1.Health/Check",code="OK"}"#)
+            }
+            counts.append(line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0)
+        }
+        return counts
+    }
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = BuildProducts.url(of: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}
