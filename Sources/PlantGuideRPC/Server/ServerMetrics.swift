@@ -17,10 +17,15 @@ final class ServerMetrics: Sendable {
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
-        malformedFrames = registry.makeCounter(
-            name: "plantguide_rpc_server_malformed_frames_total", help: "Frames dropped because they were not an RpcRequest.")
-        droppedReplies = registry.makeCounter(
-            name: "plantguide_rpc_server_dropped_replies_total", help: "Replies not delivered (client gone or its queue full).")
+        malformedFrames = registry.makeCounter(descriptor: Self.descriptor(
+            "malformed_frames", unit: "total", help: "Frames dropped because they were not an RpcRequest."))
+        droppedReplies = registry.makeCounter(descriptor: Self.descriptor(
+            "dropped_replies", unit: "total", help: "Replies not delivered (client gone or its queue full)."))
+    }
+
+    /// "plantguide_rpc_server_<name>_<unit>".
+    private static func descriptor(_ name: String, unit: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "plantguide", subsystem: "rpc_server", metricName: name, unitName: unit, helpText: help)
     }
 
     /// Counts one answered call and its latency from arrival to reply.
@@ -29,16 +34,16 @@ final class ServerMetrics: Sendable {
         let (counter, latency) = handled.withLock { table in
             if table[method] == nil {
                 let histogram = registry.makeDurationHistogram(
-                    name: "plantguide_rpc_server_handling_seconds", labels: [("method", method)],
-                    buckets: Self.latencyBuckets, help: "Time from a request's arrival to its reply.")
+                    descriptor: Self.descriptor("handling", unit: "seconds", help: "Time from a request's arrival to its reply."),
+                    labels: [("method", method)], buckets: Self.latencyBuckets)
                 table[method] = ([:], histogram)
             }
             if let counter = table[method]!.counters[code.rawValue] {
                 return (counter, table[method]!.latency)
             }
             let counter = registry.makeCounter(
-                name: "plantguide_rpc_server_handled_total", labels: [("method", method), ("code", code.name)],
-                help: "Calls answered, by method and status code.")
+                descriptor: Self.descriptor("handled", unit: "total", help: "Calls answered, by method and status code."),
+                labels: [("method", method), ("code", code.name)])
             table[method]!.counters[code.rawValue] = counter
             return (counter, table[method]!.latency)
         }
