@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "plantguide-collection", targets: ["CollectionService"]),
         .executable(name: "plantguide-scheduling", targets: ["SchedulingService"]),
         .executable(name: "plantguide-gateway", targets: ["GatewayService"]),
+        .executable(name: "plantguide-bench", targets: ["PlantGuideBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
@@ -85,6 +86,17 @@ let package = Package(
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // The Swift side of Scripts/bench rpc (its peers, grpc-swift-2 and a C baseline, live in Benchmarks/).
+        .executableTarget(
+            name: "PlantGuideBench",
+            dependencies: [
+                "PlantGuideRPC",
+                "PlantGuideProtos",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

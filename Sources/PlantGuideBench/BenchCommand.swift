@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// `plantguide-bench`: the Swift side of `Scripts/bench rpc` — an echo server and a closed-loop load client for
+/// the PlantGuide RPC layer. Results are JSON lines that Scripts/bench turns into a table.
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plantguide-bench",
+        abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
+        subcommands: [Serve.self, Run.self])
+}
+
+/// The echo method the benchmark calls: a GetPhotoResponse's `data` bytes sent and returned unchanged.
+enum BenchMethods {
+    static let echo = RPCMethod<Plantguide_Collection_V1_GetPhotoResponse, Plantguide_Collection_V1_GetPhotoResponse>(
+        path: "/plantguide.bench.v1.Bench/Echo", isIdempotent: true)
+}
+
+struct EchoService: RPCService {
+    func registerMethods(with router: inout RPCRouter) {
+        router.register(BenchMethods.echo) { request, _ in request }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the echo method until SIGTERM.")
+
+    @Option(help: "Endpoint to bind.") var bind = "tcp://127.0.0.1:0"
+
+    func run() async throws {
+        var logger = Logger(label: "plantguide-bench")
+        logger.logLevel = .warning
+        var configuration = RPCServerConfiguration(bindEndpoint: bind)
+        configuration.maxConcurrentCalls = 1_024
+        let server = RPCServer(configuration: configuration, services: [EchoService()], logger: logger)
+        FileHandle.standardOutput.write(Data((try server.start() + "\n").utf8))
+        try await server.run()
+    }
+}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Call the echo method in a closed loop and print a JSON result.")
+
+    @Option(help: "Server endpoint.") var target: String
+    @Option(help: "Payload bytes per call.") var payload = 64
+    @Option(help: "Calls in flight.") var inflight = 1
+    @Option(help: "Seconds to measure.") var duration = 3.0
+    @Option(help: "Seconds to warm up first.") var warmup = 1.0
+
+    func run() async throws {
+        let client = try RPCClient(target: target)
+        defer { client.close() }
+        let request = Plantguide_Collection_V1_GetPhotoResponse.with { $0.data = Data(repeating: 0xAB, count: payload) }
+        _ = try await client.call(BenchMethods.echo, request, options: .init(waitForReady: true))
+        _ = try await load(client, request, seconds: warmup)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let samples = try await load(client, request, seconds: duration)
+        let elapsed = clock.now - started
+        let result = BenchResult(implementation: "swift-rpc", payload: payload, inflight: inflight, samples: samples, elapsed: elapsed)
+        print(result.json)
+    }
+
+    /// Each of `inflight` tasks calls in a loop until `seconds` have passed; returns every latency in ns.
+    private func load(_ client: RPCClient, _ request: Plantguide_Collection_V1_GetPhotoResponse, seconds: Double) async throws -> [Int64] {
+        let clock = ContinuousClock()
+        let end = clock.now + .milliseconds(Int64(seconds * 1_000))
+        return try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for _ in 0..<inflight {
+                group.addTask {
+                    var latencies: [Int64] = []
+                    latencies.reserveCapacity(1 << 16)
+                    while clock.now < end {
+                        let start = clock.now
+                        let reply = try await client.call(BenchMethods.echo, request)
+                        latencies.append((clock.now - start).nanoseconds)
+                        precondition(reply.data.count == request.data.count, "echo changed the payload")
+                    }
+                    return latencies
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+}
+
+/// One benchmark configuration's outcome, as the JSON line Scripts/bench reads.
+struct BenchResult {
+    let implementation: String
+    let payload: Int
+    let inflight: Int
+    let samples: [Int64]
+    let elapsed: Duration
+
+    var json: String {
+        let sorted = samples.sorted()
+        func percentile(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1_000
+        }
+        let seconds = Double(elapsed.nanoseconds) / 1e9
+        return String(
+            format: #"{"impl":"%@","payload":%d,"inflight":%d,"calls":%d,"seconds":%.3f,"p50_us":%.1f,"p99_us":%.1f,"p999_us":%.1f}"#,
+            implementation, payload, inflight, sorted.count, seconds, percentile(0.5), percentile(0.99), percentile(0.999))
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
