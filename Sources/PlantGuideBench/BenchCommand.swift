@@ -30,12 +30,14 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the echo method until SIGTERM.")
 
     @Option(help: "Endpoint to bind.") var bind = "tcp://127.0.0.1:0"
+    @Flag(help: "Run handlers on the socket's I/O thread instead of Swift's global pool.") var ioThread = false
 
     func run() async throws {
         var logger = Logger(label: "plantguide-bench")
         logger.logLevel = .warning
         var configuration = RPCServerConfiguration(bindEndpoint: bind)
         configuration.maxConcurrentCalls = 1_024
+        configuration.handlerExecution = ioThread ? .ioThread : .globalPool
         let server = RPCServer(configuration: configuration, services: [EchoService()], logger: logger)
         FileHandle.standardOutput.write(Data((try server.start() + "\n").utf8))
         try await server.run()
@@ -50,6 +52,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Calls in flight.") var inflight = 1
     @Option(help: "Seconds to measure.") var duration = 3.0
     @Option(help: "Seconds to warm up first.") var warmup = 1.0
+    @Flag(help: "Run the calling tasks on the client's I/O thread (RPCClient.executor).") var ioThread = false
+    @Option(help: "Name to report the results under.") var label = "swift-rpc"
 
     func run() async throws {
         let client = try RPCClient(target: target)
@@ -61,7 +65,7 @@ struct Run: AsyncParsableCommand {
         let started = clock.now
         let samples = try await load(client, request, seconds: duration)
         let elapsed = clock.now - started
-        let result = BenchResult(implementation: "swift-rpc", payload: payload, inflight: inflight, samples: samples, elapsed: elapsed)
+        let result = BenchResult(implementation: label, payload: payload, inflight: inflight, samples: samples, elapsed: elapsed)
         print(result.json)
     }
 
@@ -71,7 +75,7 @@ struct Run: AsyncParsableCommand {
         let end = clock.now + .milliseconds(Int64(seconds * 1_000))
         return try await withThrowingTaskGroup(of: [Int64].self) { group in
             for _ in 0..<inflight {
-                group.addTask {
+                group.addTask(executorPreference: ioThread ? client.executor : nil) {
                     var latencies: [Int64] = []
                     latencies.reserveCapacity(1 << 16)
                     while clock.now < end {

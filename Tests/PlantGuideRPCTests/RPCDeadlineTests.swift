@@ -6,9 +6,10 @@ import Testing
 
 @Suite("Deadlines and cancellation")
 struct RPCDeadlineTests {
-    @Test("a deadline shorter than the handler gives DEADLINE_EXCEEDED, long before the handler would finish")
-    func deadlineShorterThanHandler() async throws {
-        let (server, endpoint) = try TestServer.start()
+    @Test("a deadline shorter than the handler gives DEADLINE_EXCEEDED, long before the handler would finish",
+          arguments: [RPCServerConfiguration.HandlerExecution.globalPool, .ioThread])
+    func deadlineShorterThanHandler(execution: RPCServerConfiguration.HandlerExecution) async throws {
+        let (server, endpoint) = try TestServer.start { $0.handlerExecution = execution }
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
         let clock = ContinuousClock()

@@ -6,15 +6,17 @@ import Testing
 
 @Suite("RPC round trips over loopback TCP")
 struct RPCRoundTripTests {
-    @Test("1,000 concurrent calls are all answered, each with its own reply")
-    func thousandConcurrentCalls() async throws {
-        let (server, endpoint) = try TestServer.start(name: "a")
+    @Test("1,000 concurrent calls are all answered, each with its own reply", arguments: [false, true])
+    func thousandConcurrentCalls(onIOThreads: Bool) async throws {
+        let (server, endpoint) = try TestServer.start(name: "a") {
+            $0.handlerExecution = onIOThreads ? .ioThread : .globalPool
+        }
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
 
         let replies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<1_000 {
-                group.addTask {
+                group.addTask(executorPreference: onIOThreads ? client.executor : nil) {
                     let reply = try await client.call(TestMethods.echo, .with { $0.service = "call-\(index)" })
                     return (index, reply.text)
                 }

@@ -7,7 +7,7 @@ import Synchronization
 /// The thread that owns a client's sockets (one DEALER per endpoint, and their monitors). Callers hand it calls
 /// through `submit`; it sends each to the ready endpoint with the fewest outstanding calls, matches replies by
 /// id, and fails calls on deadline, cancellation, or the loss of their endpoint.
-final class ClientLoop: @unchecked Sendable {
+final class ClientLoop: JobRunner, @unchecked Sendable {
     enum Command {
         case submit(ClientCall)
         case cancel(ClientCall)
@@ -18,6 +18,9 @@ final class ClientLoop: @unchecked Sendable {
 
     struct Shared {
         var commands: [Command] = []
+        /// Jobs of tasks that run on this thread (``IOThreadExecutor``).
+        var jobs: [UnownedJob] = []
+        var stopped = false
         var sleeping = false
         var closed = false
     }
@@ -26,6 +29,7 @@ final class ClientLoop: @unchecked Sendable {
     let configuration: RPCClientConfiguration
     let logger: Logger
     let wake: WakeSignal
+    let executor = IOThreadExecutor()
     let shared = Mutex(Shared())
     let finished = DispatchSemaphore(value: 0)
 
@@ -45,6 +49,18 @@ final class ClientLoop: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         wake = try WakeSignal()
+        executor.attach(self)
+    }
+
+    func enqueueJob(_ job: UnownedJob) -> Bool {
+        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
+            guard !state.stopped else { return (false, false) }
+            state.jobs.append(job)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if mustWake { wake.signal() }
+        return accepted
     }
 
     // MARK: Other threads
@@ -86,12 +102,20 @@ final class ClientLoop: @unchecked Sendable {
             if closed { break }
             for command in commands { handle(command) }
             for endpoint in endpoints { receiveReplies(from: endpoint) }
+            executor.run(shared.withLock { state in
+                defer { state.jobs.removeAll(keepingCapacity: true) }
+                return state.jobs
+            })
             applyConnectionEvents()
             expireDeadlines(now: MonotonicTime.now())
             resolveReadinessWaiters(now: MonotonicTime.now())
             waitForWork(&items)
         }
         shutDown(commands: shared.withLock { $0.commands })
+        executor.run(shared.withLock { state in
+            state.stopped = true
+            return state.jobs
+        })
         finished.signal()
     }
 
@@ -103,7 +127,7 @@ final class ClientLoop: @unchecked Sendable {
             items.append(zmq_pollitem_t(socket: endpoint.monitor.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
         }
         let mayBlock = shared.withLock { state in
-            state.sleeping = state.commands.isEmpty && !state.closed
+            state.sleeping = state.commands.isEmpty && state.jobs.isEmpty && !state.closed
             return state.sleeping
         }
         var timeout = 0
@@ -121,6 +145,7 @@ final class ClientLoop: @unchecked Sendable {
         switch command {
         case .submit(let call):
             if call.cancelRequested { return call.fail(RPCError(.cancelled, "the call was cancelled")) }
+            deadlines.compact(liveCount: pending.count + waiting.count) { $0.isActive }
             deadlines.insert(call.deadline, call)
             dispatch(call)
         case .cancel(let call):

@@ -15,12 +15,23 @@ public struct RPCServerConfiguration: Sendable {
     public var defaultTimeout: Duration = .seconds(30)
     /// Send and receive high-water marks, in messages per peer. Default 10,000.
     public var highWaterMark: Int32 = 10_000
+    /// Where handlers run. Default: Swift's global pool.
+    public var handlerExecution: HandlerExecution = .globalPool
     /// ZMTP heartbeat interval, so that a dead peer is noticed. Default 2 s; the timeout is three intervals.
     public var heartbeatInterval: Duration = .seconds(2)
 
     /// - Parameter bindEndpoint: where to listen.
     public init(bindEndpoint: String) {
         self.bindEndpoint = bindEndpoint
+    }
+
+    /// Where an ``RPCServer`` runs its handlers.
+    public enum HandlerExecution: Sendable {
+        /// Swift's global concurrent pool: right for handlers that compute (decode images, run a model).
+        case globalPool
+        /// The socket's own I/O thread, with no thread hop per call: right for handlers that only await other
+        /// work (database queues, downstream calls) and return. A handler that blocks here stalls every call.
+        case ioThread
     }
 
     var effectiveTransportLimit: Int { transportMessageSizeLimit ?? maxMessageSize.multipliedReportingOverflow(by: 2).partialValue }

@@ -8,10 +8,13 @@ import Synchronization
 /// `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the replies the tasks post back.
 ///
 /// Everything but `shared` is touched only by that thread.
-final class ServerLoop: @unchecked Sendable {
+final class ServerLoop: JobRunner, @unchecked Sendable {
     /// State other threads hand to the loop.
     struct Shared {
         var completions: [Completion] = []
+        /// Jobs of tasks that run on this thread (``IOThreadExecutor``).
+        var jobs: [UnownedJob] = []
+        var stopped = false
         var drainDeadline: MonotonicTime?
         var sleeping = false
     }
@@ -39,6 +42,7 @@ final class ServerLoop: @unchecked Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     let wake: WakeSignal
+    let executor = IOThreadExecutor()
     let shared = Mutex(Shared())
     /// Set by the loop; read by health checks.
     let isDraining = Atomic<Bool>(false)
@@ -57,6 +61,7 @@ final class ServerLoop: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wake = try WakeSignal()
+        executor.attach(self)
     }
 
     // MARK: Other threads
@@ -90,6 +95,17 @@ final class ServerLoop: @unchecked Sendable {
         if mustWake { wake.signal() }
     }
 
+    func enqueueJob(_ job: UnownedJob) -> Bool {
+        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
+            guard !state.stopped else { return (false, false) }
+            state.jobs.append(job)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if mustWake { wake.signal() }
+        return accepted
+    }
+
     /// Asks the loop to stop taking calls, finish those in flight until `deadline`, and exit.
     func drain(until deadline: MonotonicTime) {
         shared.withLock { $0.drainDeadline = deadline }
@@ -107,6 +123,10 @@ final class ServerLoop: @unchecked Sendable {
         ]
         while true {
             receiveRequests(from: socket)
+            executor.run(shared.withLock { state in
+                defer { state.jobs.removeAll(keepingCapacity: true) }
+                return state.jobs
+            })
             let (completions, drainDeadline) = shared.withLock { state in
                 defer { state.completions.removeAll(keepingCapacity: true) }
                 return (state.completions, state.drainDeadline)
@@ -122,13 +142,17 @@ final class ServerLoop: @unchecked Sendable {
             waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
         }
         abandonRemainingCalls(on: socket)
+        executor.run(shared.withLock { state in
+            state.stopped = true
+            return state.jobs
+        })
         try? socket.set(ZMQ_LINGER, 1_000)  // let the last replies leave
         socket.close()
     }
 
     private func waitForWork(_ items: inout [zmq_pollitem_t], until wakeUp: MonotonicTime?, now: MonotonicTime) {
         let mayBlock = shared.withLock { state in
-            state.sleeping = state.completions.isEmpty && state.drainDeadline == nil
+            state.sleeping = state.completions.isEmpty && state.jobs.isEmpty && state.drainDeadline == nil
             return state.sleeping
         }
         let timeout: Int = mayBlock ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
@@ -192,6 +216,7 @@ final class ServerLoop: @unchecked Sendable {
         } else {
             return reply(to: call, error: RPCError(.resourceExhausted, "the server is at capacity; retry later"), on: socket)
         }
+        deadlines.compact(liveCount: calls.count) { calls[$0] != nil }
         deadlines.insert(call.deadline, sequence)
     }
 
@@ -206,7 +231,7 @@ final class ServerLoop: @unchecked Sendable {
             requestID: request.id, method: request.method, metadata: request.metadata,
             deadline: ContinuousClock.now.advanced(by: remaining), logger: logger
         )
-        calls[sequence]?.task = Task { [self] in
+        calls[sequence]?.task = Task(executorPreference: handlerExecutor) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
             var code = RPCError.Code.ok
@@ -223,6 +248,11 @@ final class ServerLoop: @unchecked Sendable {
             let reply = (try? response.serializedBytes()) ?? []
             complete(Completion(sequence: sequence, reply: reply, code: code))
         }
+    }
+
+    /// Where handler tasks run: this thread, or (nil) Swift's global pool.
+    private var handlerExecutor: (any TaskExecutor)? {
+        configuration.handlerExecution == .ioThread ? executor : nil
     }
 
     private func startQueuedCalls() {

@@ -1,5 +1,6 @@
-/// A min-heap of (deadline, key) pairs: the I/O threads' timer wheel. Entries whose key is gone by the time they
-/// pop are simply skipped by the caller, so removal is never needed.
+/// A min-heap of (deadline, key) pairs: the I/O threads' timers. Entries whose call has finished are skipped when
+/// they pop, so removal is never needed; `compact` drops them in bulk so that a busy server's heap holds about
+/// as many entries as it has calls in flight, not every call of the last timeout period.
 struct DeadlineHeap<Key> {
     private var items: [(deadline: MonotonicTime, key: Key)] = []
 
@@ -8,6 +9,13 @@ struct DeadlineHeap<Key> {
 
     /// The earliest deadline, if any.
     var earliest: MonotonicTime? { items.first?.deadline }
+
+    /// Drops entries whose key `isLive` rejects, when they outnumber the live ones (amortised O(1) per insert).
+    mutating func compact(liveCount: Int, isLive: (Key) -> Bool) {
+        guard items.count > 2 * liveCount + 1_024 else { return }
+        items.removeAll { !isLive($0.key) }
+        items.sort { $0.deadline < $1.deadline }  // a sorted array is a valid min-heap
+    }
 
     mutating func insert(_ deadline: MonotonicTime, _ key: Key) {
         items.append((deadline, key))
