@@ -67,12 +67,10 @@ public final class RPCServer: Service, Sendable {
     @discardableResult
     public func start() throws -> String {
         var router = self.router
-        let serving = Atomic<Bool>(true)
-        _ = serving
-        let loopBox = LoopBox()
-        router.register(HealthService(isServing: { loopBox.isServing }, serviceNames: self.router.serviceNames))
-        let loop = try ServerLoop(configuration: configuration, router: router, metrics: metrics, logger: logger)
-        loopBox.loop = loop
+        let draining = DrainingFlag()
+        router.register(HealthService(isServing: { !draining.isSet }, serviceNames: self.router.serviceNames))
+        let loop = try ServerLoop(
+            configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger)
         try state.withLock { state in
             guard case .idle = state else { throw RPCError(.failedPrecondition, "the server was started already") }
             let started = DispatchSemaphore(value: 0)
@@ -137,8 +135,11 @@ public final class RPCServer: Service, Sendable {
     }
 }
 
-/// Lets the health handler, registered before the loop exists, ask the loop whether it is draining.
-private final class LoopBox: @unchecked Sendable {
-    var loop: ServerLoop?
-    var isServing: Bool { !(loop?.isDraining.load(ordering: .relaxed) ?? true) }
+/// Set once a server starts draining; read by its loop and its health checks.
+final class DrainingFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
+
+    func set() { value.store(true, ordering: .relaxed) }
 }

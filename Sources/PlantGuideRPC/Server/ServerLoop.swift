@@ -44,8 +44,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     let wake: WakeSignal
     let executor = IOThreadExecutor()
     let shared = Mutex(Shared())
-    /// Set by the loop; read by health checks.
-    let isDraining = Atomic<Bool>(false)
+    /// Set by the loop when it starts draining; read by health checks.
+    let draining: DrainingFlag
 
     private var socket: ZMQSocket?
     private var calls: [UInt64: Call] = [:]
@@ -55,10 +55,14 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     private var running = 0
     private var nextSequence: UInt64 = 0
 
-    init(configuration: RPCServerConfiguration, router: RPCRouter, metrics: ServerMetrics, logger: Logger) throws {
+    init(
+        configuration: RPCServerConfiguration, router: RPCRouter, metrics: ServerMetrics, draining: DrainingFlag,
+        logger: Logger
+    ) throws {
         self.configuration = configuration
         self.router = router
         self.metrics = metrics
+        self.draining = draining
         self.logger = logger
         self.wake = try WakeSignal()
         executor.attach(self)
@@ -136,7 +140,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             expireDeadlines(now: now, on: socket)
             startQueuedCalls()
             if let drainDeadline {
-                isDraining.store(true, ordering: .relaxed)
+                draining.set()
                 if calls.isEmpty || now >= drainDeadline { break }
             }
             waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
@@ -202,7 +206,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         if router.handler(for: request.method) == nil {
             return reply(to: call, error: RPCError(.unimplemented, "unknown method \(request.method)"), on: socket)
         }
-        if isDraining.load(ordering: .relaxed) && request.method != HealthService.checkPath {
+        if draining.isSet && request.method != HealthService.checkPath {
             return reply(to: call, error: RPCError(.unavailable, "the server is shutting down"), on: socket)
         }
         let sequence = nextSequence
@@ -221,15 +225,14 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func start(_ sequence: UInt64) {
-        guard let request = calls[sequence]?.request, let handler = router.handler(for: request.method),
-            let call = calls[sequence]
+        guard let call = calls[sequence], let request = call.request, let handler = router.handler(for: request.method)
         else { return }
         running += 1
         calls[sequence]?.request = nil
-        let remaining = Duration.nanoseconds(Int64(call.deadline.nanoseconds &- min(call.deadline.nanoseconds, MonotonicTime.now().nanoseconds)))
         let context = RPCServerContext(
             requestID: request.id, method: request.method, metadata: request.metadata,
-            deadline: ContinuousClock.now.advanced(by: remaining), logger: logger
+            deadline: ContinuousClock.now.advanced(by: MonotonicTime.now().duration(until: call.deadline)),
+            logger: logger
         )
         calls[sequence]?.task = Task(executorPreference: handlerExecutor) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()

@@ -21,6 +21,11 @@ struct MonotonicTime: Comparable, Hashable, Sendable {
         return MonotonicTime(nanoseconds: overflow ? .max : sum)
     }
 
+    /// The time from `self` until `later`, zero when `later` is not later.
+    func duration(until later: MonotonicTime) -> Duration {
+        later.nanoseconds > nanoseconds ? .nanoseconds(Int64(later.nanoseconds - nanoseconds)) : .zero
+    }
+
     /// Milliseconds from `self` until `later`, rounded up, zero when `later` is not later.
     func milliseconds(until later: MonotonicTime) -> UInt64 {
         guard later.nanoseconds > nanoseconds else { return 0 }
