@@ -44,11 +44,13 @@ struct CallCommand: AsyncParsableCommand {
             do {
                 payload = try known.requestType.init(jsonString: text).serializedBytes()
             } catch {
-                throw ValidationError("the request is not a valid \(known.requestType.protoMessageName) in JSON: \(error)")
+                printError("the request is not a valid \(known.requestType.protoMessageName) in JSON: \(error)")
+                throw ExitCode.validationFailure
             }
         } else {
             guard text.trimmingCharacters(in: .whitespacesAndNewlines) == "{}" else {
-                throw ValidationError("\(method) is not a known method, so only an empty request '{}' can be sent")
+                printError("\(method) is not a known method, so only an empty request '{}' can be sent")
+                throw ExitCode.validationFailure
             }
             payload = Data()
         }

@@ -14,12 +14,15 @@ final class ClientCall: @unchecked Sendable {
     var endpoint: ClientEndpoint?
     var cancelRequested = false
 
-    init(envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool,
-         continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>) {
+    init(envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool) {
         self.envelope = envelope
         self.method = method
         self.deadline = deadline
         self.waitForReady = waitForReady
+    }
+
+    /// Set once, by the caller, before the call is submitted to the loop.
+    func attach(_ continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>) {
         self.continuation = continuation
     }
 

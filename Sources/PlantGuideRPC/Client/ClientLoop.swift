@@ -150,6 +150,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
             dispatch(call)
         case .cancel(let call):
             call.cancelRequested = true
+            // Not submitted yet: its submit, which follows, sees the flag and fails it.
             guard call.isActive, call.wireID != 0 || waiting.contains(where: { $0 === call }) else { return }
             forget(call)
             call.fail(RPCError(.cancelled, "the call was cancelled"))

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PlantGuideProtos
 import SwiftProtobuf
-import Synchronization
 
 /// A client of PlantGuide services: async calls over ZeroMQ, many in flight over each connection, spread over
 /// every endpoint of the target by fewest outstanding calls, with deadlines and retries as gRPC does them.
@@ -137,17 +136,16 @@ public final class RPCClient: Sendable {
         async throws -> Plantguide_Rpc_V1_RpcResponse
     {
         if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
-        let box = CallBox()
+        // The loop orders the two commands: a cancel that arrives before its submit marks the call, and the
+        // submit then fails it at once.
+        let call = ClientCall(envelope: envelope, method: method, deadline: deadline, waitForReady: waitForReady)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let call = ClientCall(
-                    envelope: envelope, method: method, deadline: deadline, waitForReady: waitForReady,
-                    continuation: continuation)
-                box.call.withLock { $0 = call }
+                call.attach(continuation)
                 loop.submit(.submit(call))
             }
         } onCancel: {
-            if let call = box.call.withLock({ $0 }) { loop.submit(.cancel(call)) }
+            loop.submit(.cancel(call))
         }
     }
 
@@ -163,9 +161,4 @@ public final class RPCClient: Sendable {
         thread.name = "plantguide-rpc-resolver"
         thread.start()
     }
-}
-
-/// Hands the call object to the cancellation handler, which may run on another thread.
-private final class CallBox: Sendable {
-    let call = Mutex<ClientCall?>(nil)
 }

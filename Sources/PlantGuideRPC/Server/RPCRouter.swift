@@ -21,7 +21,7 @@ public protocol RPCService: Sendable {
 /// Maps method paths to typed handlers.
 public struct RPCRouter: Sendable {
     /// A handler with its message types erased: payload bytes in, payload bytes out.
-    typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> [UInt8]
+    typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> Data
 
     private(set) var handlers: [String: ErasedHandler] = [:]
     /// The fully qualified names of the services with at least one registered method (for health checks).

@@ -239,7 +239,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             response.id = request.id
             var code = RPCError.Code.ok
             do {
-                response.payload = Data(try await handler(request.payload, context))
+                response.payload = try await handler(request.payload, context)
             } catch {
                 let mapped = RPCError(mapping: error)
                 if mapped.code == .unknown || mapped.code == .internal {

@@ -1,13 +1,22 @@
 import Prometheus
-import Synchronization
 
 /// The RPC layer's own metrics, kept in the server's Prometheus registry: calls handled by method and status
 /// code, handling latency by method, malformed frames, and replies that could not be delivered.
-final class ServerMetrics: Sendable {
+///
+/// `record` is called by the server loop's thread only, so its per-method cache needs no lock.
+final class ServerMetrics: @unchecked Sendable {
     let registry: PrometheusCollectorRegistry
     let malformedFrames: Counter
     let droppedReplies: Counter
-    private let handled = Mutex<[String: (counters: [Int: Counter], latency: DurationHistogram)]>([:])
+    private var methods: [String: MethodMetrics] = [:]
+
+    /// The counters of one method, made on first use.
+    private final class MethodMetrics {
+        var handled = [Counter?](repeating: nil, count: 17)
+        let latency: DurationHistogram
+
+        init(latency: DurationHistogram) { self.latency = latency }
+    }
 
     private static let latencyBuckets: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
@@ -28,26 +37,27 @@ final class ServerMetrics: Sendable {
         MetricNameDescriptor(namespace: "plantguide", subsystem: "rpc_server", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// Counts one answered call and its latency from arrival to reply.
+    /// Counts one answered call and its latency from arrival to reply. Loop thread only.
     func record(method: String, code: RPCError.Code, since arrival: MonotonicTime) {
-        let elapsed = MonotonicTime.now().nanoseconds &- arrival.nanoseconds
-        let (counter, latency) = handled.withLock { table in
-            if table[method] == nil {
-                let histogram = registry.makeDurationHistogram(
-                    descriptor: Self.descriptor("handling", unit: "seconds", help: "Time from a request's arrival to its reply."),
-                    labels: [("method", method)], buckets: Self.latencyBuckets)
-                table[method] = ([:], histogram)
-            }
-            if let counter = table[method]!.counters[code.rawValue] {
-                return (counter, table[method]!.latency)
-            }
-            let counter = registry.makeCounter(
+        let entry: MethodMetrics
+        if let known = methods[method] {
+            entry = known
+        } else {
+            entry = MethodMetrics(latency: registry.makeDurationHistogram(
+                descriptor: Self.descriptor("handling", unit: "seconds", help: "Time from a request's arrival to its reply."),
+                labels: [("method", method)], buckets: Self.latencyBuckets))
+            methods[method] = entry
+        }
+        let counter: Counter
+        if let known = entry.handled[code.rawValue] {
+            counter = known
+        } else {
+            counter = registry.makeCounter(
                 descriptor: Self.descriptor("handled", unit: "total", help: "Calls answered, by method and status code."),
                 labels: [("method", method), ("code", code.name)])
-            table[method]!.counters[code.rawValue] = counter
-            return (counter, table[method]!.latency)
+            entry.handled[code.rawValue] = counter
         }
         counter.increment()
-        latency.record(.nanoseconds(Int64(elapsed)))
+        entry.latency.record(MonotonicTime.now().duration(since: arrival))
     }
 }

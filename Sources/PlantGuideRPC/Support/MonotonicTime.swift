@@ -21,6 +21,9 @@ struct MonotonicTime: Comparable, Hashable, Sendable {
         return MonotonicTime(nanoseconds: overflow ? .max : sum)
     }
 
+    /// The time since `earlier`, zero when `earlier` is not earlier.
+    func duration(since earlier: MonotonicTime) -> Duration { earlier.duration(until: self) }
+
     /// The time from `self` until `later`, zero when `later` is not later.
     func duration(until later: MonotonicTime) -> Duration {
         later.nanoseconds > nanoseconds ? .nanoseconds(Int64(later.nanoseconds - nanoseconds)) : .zero
