@@ -104,6 +104,8 @@ let package = Package(
             name: "PlantGuideTestSupport",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos"],
             path: "Tests/PlantGuideTestSupport",
+            exclude: ["Fixtures/README.md"],
+            resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -111,7 +113,8 @@ let package = Package(
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport", "CZeroMQ"],
             swiftSettings: strict
         ),
-        .testTarget(name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore"], swiftSettings: strict),
+        .testTarget(
+            name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],

@@ -1,0 +1,131 @@
+import Foundation
+
+/// How to care for one species: the answer of the care-data service, and the input of schedule generation.
+public struct CareInfo: Hashable, Sendable, Codable {
+    /// Canonical scientific name, e.g. "Monstera deliciosa".
+    public var scientificName: String
+    /// Common names, most used first.
+    public var commonNames: [String]
+    public var family: String
+    public var genus: String
+    /// Trefle's species id when the data came from Trefle.
+    public var trefleID: Int?
+    public var light: LightRequirement
+    public var watering: WateringSchedule
+    public var temperature: TemperatureRange
+    public var fertilizer: FertilizerSchedule
+    public var humidity: HumidityLevel
+    /// Soil advice in words.
+    public var soil: String
+    public var growthRate: GrowthRate
+    public var bloomingSeasons: [Season]
+    /// `.unknown` unless the source says; never assumed safe.
+    public var toxicity: Toxicity
+    /// Care notes, including which fields the source lacked and were filled with defaults.
+    public var notes: [String]
+    public var source: CareSource
+    /// When the data was fetched from its source.
+    public var fetchedAt: Date
+    /// True when served past its time-to-live because a refresh failed.
+    public var isStale: Bool
+
+    public init(
+        scientificName: String, commonNames: [String] = [], family: String = "", genus: String = "",
+        trefleID: Int? = nil, light: LightRequirement = .default, watering: WateringSchedule = .default,
+        temperature: TemperatureRange = .default, fertilizer: FertilizerSchedule = .default,
+        humidity: HumidityLevel = .medium, soil: String = CareDefaults.soil, growthRate: GrowthRate = .moderate,
+        bloomingSeasons: [Season] = [], toxicity: Toxicity = .unknown, notes: [String] = [],
+        source: CareSource, fetchedAt: Date, isStale: Bool = false
+    ) {
+        self.scientificName = scientificName
+        self.commonNames = commonNames
+        self.family = family
+        self.genus = genus
+        self.trefleID = trefleID
+        self.light = light
+        self.watering = watering
+        self.temperature = temperature
+        self.fertilizer = fertilizer
+        self.humidity = humidity
+        self.soil = soil
+        self.growthRate = growthRate
+        self.bloomingSeasons = bloomingSeasons
+        self.toxicity = toxicity
+        self.notes = notes
+        self.source = source
+        self.fetchedAt = fetchedAt
+        self.isStale = isStale
+    }
+}
+
+/// How much light a plant wants.
+public struct LightRequirement: Hashable, Sendable, Codable {
+    public var level: LightLevel
+    /// Hours of light a day.
+    public var hoursPerDay: Int
+
+    public init(level: LightLevel, hoursPerDay: Int) {
+        self.level = level
+        self.hoursPerDay = hoursPerDay
+    }
+
+    /// Partial sun, 6 hours: what most houseplants sold in shops do well with.
+    public static let `default` = LightRequirement(level: .partialSun, hoursPerDay: 6)
+}
+
+/// When and how much to water.
+public struct WateringSchedule: Hashable, Sendable, Codable {
+    public var frequency: WateringFrequency
+    /// Days between waterings in the growing season.
+    public var intervalDays: Int
+    public var amount: WateringAmount
+    /// Interval multipliers by season (2.0 = half as often).
+    public var seasonalAdjustments: [Season: Double]
+
+    public init(frequency: WateringFrequency, amount: WateringAmount, seasonalAdjustments: [Season: Double] = [:]) {
+        self.frequency = frequency
+        self.intervalDays = frequency.intervalDays
+        self.amount = amount
+        self.seasonalAdjustments = seasonalAdjustments
+    }
+
+    /// Weekly, moderate, half as often in winter.
+    public static let `default` = WateringSchedule(frequency: .weekly, amount: .moderate, seasonalAdjustments: [.winter: 2])
+}
+
+/// Temperatures a plant tolerates, in degrees Celsius.
+public struct TemperatureRange: Hashable, Sendable, Codable {
+    public var minimumCelsius: Double
+    public var maximumCelsius: Double
+    public var optimalCelsius: Double
+    /// True when the plant survives frost (its minimum is below 0 °C).
+    public var isFrostTolerant: Bool
+
+    public init(minimumCelsius: Double, maximumCelsius: Double, optimalCelsius: Double) {
+        self.minimumCelsius = minimumCelsius
+        self.maximumCelsius = maximumCelsius
+        self.optimalCelsius = optimalCelsius
+        self.isFrostTolerant = minimumCelsius < 0
+    }
+
+    /// A typical houseplant: 12–30 °C, best at 21 °C.
+    public static let `default` = TemperatureRange(minimumCelsius: 12, maximumCelsius: 30, optimalCelsius: 21)
+}
+
+/// When and what to feed.
+public struct FertilizerSchedule: Hashable, Sendable, Codable {
+    public var frequency: FertilizerFrequency
+    public var type: FertilizerType
+    /// Months (1–12, northern hemisphere) in which to fertilise.
+    public var activeMonths: [Int]
+
+    public init(frequency: FertilizerFrequency, type: FertilizerType, activeMonths: [Int]) {
+        self.frequency = frequency
+        self.type = type
+        self.activeMonths = activeMonths
+    }
+
+    /// Monthly balanced liquid feed, March to September.
+    public static let `default` = FertilizerSchedule(
+        frequency: .monthly, type: .balancedLiquid, activeMonths: CareDefaults.growingMonths)
+}

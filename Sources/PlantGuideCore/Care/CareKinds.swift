@@ -1,0 +1,115 @@
+/// Light levels, from deep shade to full sun.
+public enum LightLevel: String, Hashable, Sendable, Codable, CaseIterable {
+    case fullShade = "full_shade"
+    case partialShade = "partial_shade"
+    case partialSun = "partial_sun"
+    case fullSun = "full_sun"
+}
+
+/// How often to water in the growing season.
+public enum WateringFrequency: String, Hashable, Sendable, Codable, CaseIterable {
+    case daily
+    case everyOtherDay = "every_other_day"
+    case twiceWeekly = "twice_weekly"
+    case weekly
+    case biweekly
+    case monthly
+
+    /// Days between waterings.
+    public var intervalDays: Int {
+        switch self {
+        case .daily: 1
+        case .everyOtherDay: 2
+        case .twiceWeekly: 3
+        case .weekly: 7
+        case .biweekly: 14
+        case .monthly: 30
+        }
+    }
+}
+
+/// How much water at a time.
+public enum WateringAmount: String, Hashable, Sendable, Codable, CaseIterable {
+    case light, moderate, thorough, soak
+}
+
+/// The four seasons (of the hemisphere the data is written for: northern).
+public enum Season: String, Hashable, Sendable, Codable, CaseIterable, Comparable {
+    case spring, summer, autumn, winter
+
+    /// The northern-hemisphere season of a month (1 = January): Mar–May spring, Jun–Aug summer, Sep–Nov autumn.
+    public init(month: Int) {
+        switch month {
+        case 3...5: self = .spring
+        case 6...8: self = .summer
+        case 9...11: self = .autumn
+        default: self = .winter
+        }
+    }
+
+    /// The season's months (northern hemisphere).
+    public var months: [Int] {
+        switch self {
+        case .spring: [3, 4, 5]
+        case .summer: [6, 7, 8]
+        case .autumn: [9, 10, 11]
+        case .winter: [12, 1, 2]
+        }
+    }
+
+    public static func < (lhs: Season, rhs: Season) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// How often to fertilise in the active months.
+public enum FertilizerFrequency: String, Hashable, Sendable, Codable, CaseIterable {
+    case none, weekly, biweekly, monthly, quarterly
+}
+
+/// What to fertilise with.
+public enum FertilizerType: String, Hashable, Sendable, Codable, CaseIterable {
+    case balancedLiquid = "balanced_liquid"
+    case highNitrogen = "high_nitrogen"
+    case highPotassium = "high_potassium"
+    case slowRelease = "slow_release"
+    case organic
+    case cactus
+    case acid
+}
+
+/// The air humidity a plant wants.
+public enum HumidityLevel: String, Hashable, Sendable, Codable, CaseIterable {
+    case low, medium, high
+}
+
+/// How fast a plant grows.
+public enum GrowthRate: String, Hashable, Sendable, Codable, CaseIterable {
+    case slow, moderate, fast
+}
+
+/// How poisonous a plant is to people and pets; `.unknown` when the source does not say.
+public enum Toxicity: String, Hashable, Sendable, Codable, CaseIterable {
+    case unknown, none, low, medium, high
+}
+
+/// Where care data came from, best first.
+public enum CareSource: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Fetched from Trefle for this request.
+    case trefle
+    /// A fresh cache entry.
+    case cache
+    /// An expired cache entry whose refresh failed.
+    case staleCache = "stale_cache"
+    /// The offline catalog shipped with PlantGuide.
+    case catalog
+    /// Generic defaults: nothing better was known.
+    case `default`
+}
+
+/// The documented defaults used wherever a source says nothing.
+public enum CareDefaults {
+    /// March to September: the growing season of most plants in the northern hemisphere.
+    public static let growingMonths = Array(3...9)
+    public static let soil = "well-drained general-purpose potting mix"
+}
