@@ -116,6 +116,11 @@ let package = Package(
         .testTarget(
             name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "CareDataTests",
+            dependencies: ["CareData", "PlantGuideCore", "PlantGuideTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],
             swiftSettings: strict
