@@ -5,11 +5,14 @@ import PackageDescription
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 /// A service library and its thin executable.
-func service(_ library: String, executable: String, extra: [Target.Dependency] = []) -> [Target] {
+func service(
+    _ library: String, executable: String, extra: [Target.Dependency] = [], resources: [Resource]? = nil
+) -> [Target] {
     [
         .target(
             name: library,
             dependencies: ["PlantGuideRPC", "PlantGuideCore", "PlantGuideProtos", .product(name: "Logging", package: "swift-log")] + extra,
+            resources: resources,
             swiftSettings: strict
         ),
         .executableTarget(
@@ -44,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev (headers in /usr/include; no pkg-config, whose flags drag in krb5).
@@ -127,7 +131,13 @@ let package = Package(
         ),
     ]
         + service("Identification", executable: "IdentificationService")
-        + service("CareData", executable: "CareDataService")
+        + service(
+            "CareData", executable: "CareDataService",
+            extra: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            resources: [.copy("Resources/catalog.psv")])
         + service("Collection", executable: "CollectionService")
         + service("Scheduling", executable: "SchedulingService")
         + service("Gateway", executable: "GatewayService")

@@ -1,29 +1,76 @@
 import Foundation
 import Logging
+import PlantGuideCore
+import PlantGuideProtos
 import PlantGuideRPC
 
-/// Configuration of plantguide-caredata.
-public struct CareDataConfiguration: Sendable {
-    /// Folder holding the service's own files (its SQLite database among them).
-    public var dataDirectory: URL
-
-    public init(dataDirectory: URL) {
-        self.dataDirectory = dataDirectory
-    }
-}
-
-/// The RPC methods of plantguide-caredata: care data (Trefle, cache, offline catalog).
-///
-/// Not implemented yet (issue 3): the service runs, answers health and metrics, and its own methods
-/// answer UNIMPLEMENTED.
+/// The RPC methods of plantguide-caredata (see `Protos/plantguide/caredata/v1/caredata.proto`).
 public struct CareDataRPCService: RPCService {
-    public let configuration: CareDataConfiguration
+    public let provider: CareInfoProvider
     private let logger: Logger
 
-    public init(configuration: CareDataConfiguration, logger: Logger) {
-        self.configuration = configuration
+    /// Opens the cache in the data folder and loads the bundled catalog.
+    /// - Throws: when the database cannot be opened or the catalog is malformed.
+    public init(configuration: CareDataConfiguration, http: any HTTPClient = URLSessionHTTPClient(), logger: Logger) throws {
+        provider = try CareInfoProvider(configuration: configuration, http: http, catalog: try CareCatalog.bundled())
         self.logger = logger
+        if !provider.trefle.isConfigured {
+            logger.notice("no Trefle token: answers come from the cache and the offline catalog")
+        }
     }
 
-    public func registerMethods(with router: inout RPCRouter) {}
+    public func registerMethods(with router: inout RPCRouter) {
+        let provider = self.provider
+        typealias Methods = Plantguide_Caredata_V1_CareDataService
+
+        router.register(Methods.getCareInfo) { request, _ in
+            let care: CareInfo
+            switch request.key {
+            case .scientificName(let name)?:
+                care = try await Self.mapped { try await provider.careInfo(scientificName: name) }
+            case .trefleID(let id)?:
+                guard id > 0 else { throw RPCError(.invalidArgument, "trefle_id must be positive") }
+                care = try await Self.mapped { try await provider.careInfo(trefleID: Int(id)) }
+            case nil:
+                throw RPCError(.invalidArgument, "give scientific_name or trefle_id")
+            }
+            return .with { $0.careInfo = Plantguide_Caredata_V1_CareInfo(care) }
+        }
+        router.register(Methods.searchSpecies) { request, _ in
+            try await SpeciesSearch(provider: provider).run(request)
+        }
+        router.register(Methods.getCacheStats) { _, _ in
+            let stats = try await provider.statistics()
+            return .with {
+                $0.entries = UInt64(stats.entries)
+                $0.freshEntries = UInt64(stats.freshEntries)
+                $0.notFoundEntries = UInt64(stats.notFoundEntries)
+                $0.hits = UInt64(stats.hits)
+                $0.misses = UInt64(stats.misses)
+                $0.upstreamCalls = UInt64(stats.upstreamCalls)
+                $0.upstreamRateLimited = UInt64(stats.upstreamRateLimited)
+                $0.staleServed = UInt64(stats.staleServed)
+            }
+        }
+        router.register(Methods.invalidateCacheEntry) { request, _ in
+            var name: String?
+            var id: Int?
+            switch request.key {
+            case .scientificName(let value)?: name = value
+            case .trefleID(let value)?: id = Int(value)
+            case nil: break
+            }
+            let removed = try await Self.mapped { try await provider.invalidate(scientificName: name, trefleID: id) }
+            return .with { $0.removed = removed }
+        }
+    }
+
+    /// Runs `body`, turning `CareDataError`s into statuses.
+    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CareDataError {
+            throw RPCError(error.code == .invalidArgument ? .invalidArgument : .notFound, error.message)
+        }
+    }
 }

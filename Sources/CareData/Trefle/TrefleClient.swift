@@ -30,7 +30,13 @@ public final class TrefleClient: Sendable {
 
     /// `GET /api/v1/species/{id or slug}`.
     public func species(_ idOrSlug: String) async throws -> TrefleSpecies {
-        try await get(["api", "v1", "species", idOrSlug], as: TrefleEnvelope<TrefleSpecies>.self).data
+        try await speciesRecord(idOrSlug).species
+    }
+
+    /// `GET /api/v1/species/{id or slug}`, with the response body as received (for the cache's raw copy).
+    public func speciesRecord(_ idOrSlug: String) async throws -> (species: TrefleSpecies, raw: Data) {
+        let (envelope, raw) = try await getWithBody(["api", "v1", "species", idOrSlug], as: TrefleEnvelope<TrefleSpecies>.self)
+        return (envelope.data, raw)
     }
 
     /// `GET /api/v1/plants/{id or slug}`; its care data is in `mainSpecies`.
@@ -44,7 +50,13 @@ public final class TrefleClient: Sendable {
                       as: TreflePage<TrefleSpeciesSummary>.self)
     }
 
-    private func get<Body: Decodable>(_ path: [String], query: [String: String] = [:], as _: Body.Type) async throws -> Body {
+    private func get<Body: Decodable>(_ path: [String], query: [String: String] = [:], as type: Body.Type) async throws -> Body {
+        try await getWithBody(path, query: query, as: type).0
+    }
+
+    private func getWithBody<Body: Decodable>(
+        _ path: [String], query: [String: String] = [:], as _: Body.Type
+    ) async throws -> (Body, Data) {
         guard let token = configuration.token, !token.isEmpty else {
             throw TrefleError(.notConfigured, "no Trefle token is configured (PLANTGUIDE_TREFLE_TOKEN)")
         }
@@ -68,7 +80,7 @@ public final class TrefleClient: Sendable {
             switch response.status {
             case 200..<300:
                 do {
-                    return try JSONDecoder.trefle.decode(Body.self, from: response.body)
+                    return (try JSONDecoder.trefle.decode(Body.self, from: response.body), response.body)
                 } catch {
                     throw TrefleError(.badResponse, "cannot read Trefle's answer for \(url.path): \(error)")
                 }

@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+import PlantGuideCore
+
+/// The care-data cache: one SQLite database (WAL) in the service's data folder, keyed by normalised scientific
+/// name and by Trefle id. It stores the mapped care info and the raw Trefle record, and "not found" answers.
+///
+/// ```swift
+/// let cache = try CareCache(path: dataDirectory.appendingPathComponent("caredata.sqlite").path)
+/// try await cache.store(CareCache.Entry(key: "monstera deliciosa", care: care, raw: bytes, fetchedAt: .now))
+/// let entry = try await cache.entry(key: "monstera deliciosa")
+/// ```
+public struct CareCache: Sendable {
+    /// One cached answer.
+    public struct Entry: Sendable, Equatable {
+        /// `CareCache.key(for:)` of the scientific name.
+        public var key: String
+        public var trefleID: Int?
+        /// Nil for a cached "not found".
+        public var care: CareInfo?
+        /// The Trefle record the care info was mapped from.
+        public var raw: Data?
+        public var fetchedAt: Date
+
+        public var isNotFound: Bool { care == nil }
+
+        public init(key: String, trefleID: Int? = nil, care: CareInfo?, raw: Data? = nil, fetchedAt: Date) {
+            self.key = key
+            self.trefleID = trefleID
+            self.care = care
+            self.raw = raw
+            self.fetchedAt = fetchedAt
+        }
+    }
+
+    private let writer: any DatabaseWriter
+
+    /// Opens (creating and migrating) the database at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        writer = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(writer)
+    }
+
+    /// The cache key of a scientific name: its canonical form, lower-cased. Nil when it holds no name.
+    public static func key(for scientificName: String) -> String? {
+        ScientificName(scientificName)?.canonical.lowercased()
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: care entries") { db in
+            try db.create(table: "careEntry") { table in
+                table.primaryKey("key", .text)
+                table.column("trefleID", .integer).unique()
+                table.column("careJSON", .blob)
+                table.column("rawJSON", .blob)
+                table.column("fetchedAt", .double).notNull()
+            }
+        }
+        return migrator
+    }
+
+    public func entry(key: String) async throws -> Entry? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE key = ?", arguments: [key]).map(Self.entry)
+        }
+    }
+
+    public func entry(trefleID: Int) async throws -> Entry? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE trefleID = ?", arguments: [trefleID]).map(Self.entry)
+        }
+    }
+
+    /// Inserts or replaces the entry of `entry.key` (and drops another key's claim on the same Trefle id).
+    public func store(_ entry: Entry) async throws {
+        let careJSON = try entry.care.map { try JSONEncoder().encode($0) }
+        try await writer.write { db in
+            if let id = entry.trefleID {
+                try db.execute(sql: "DELETE FROM careEntry WHERE trefleID = ? AND key <> ?", arguments: [id, entry.key])
+            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO careEntry (key, trefleID, careJSON, rawJSON, fetchedAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [entry.key, entry.trefleID, careJSON, entry.raw, entry.fetchedAt.timeIntervalSince1970])
+        }
+    }
+
+    /// Removes the entry of a key or of a Trefle id; returns whether there was one.
+    public func remove(key: String? = nil, trefleID: Int? = nil) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM careEntry WHERE key = ? OR trefleID = ?", arguments: [key, trefleID])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Entry counts: all, fresh (fetched after `freshAfter`), and not-found ones.
+    public func counts(freshAfter: Date) async throws -> (entries: Int, fresh: Int, notFound: Int) {
+        try await writer.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*), SUM(fetchedAt > ?), SUM(careJSON IS NULL) FROM careEntry
+                """, arguments: [freshAfter.timeIntervalSince1970])
+            return (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
+        }
+    }
+
+    private static func entry(_ row: Row) throws -> Entry {
+        let careJSON: Data? = row["careJSON"]
+        return Entry(
+            key: row["key"], trefleID: row["trefleID"],
+            care: try careJSON.map { try JSONDecoder().decode(CareInfo.self, from: $0) },
+            raw: row["rawJSON"], fetchedAt: Date(timeIntervalSince1970: row["fetchedAt"]))
+    }
+}

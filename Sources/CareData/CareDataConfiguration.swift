@@ -1,0 +1,31 @@
+import Foundation
+
+/// Configuration of the care-data service. The executable builds it from flags and PLANTGUIDE_* variables.
+public struct CareDataConfiguration: Sendable {
+    /// Holds `caredata.sqlite`, the cache.
+    public var dataDirectory: URL
+    public var trefle: TrefleConfiguration
+    /// How long a fetched species stays fresh. Default 7 days.
+    public var cacheTTL: Duration = .seconds(7 * 86_400)
+    /// How long a "Trefle has no such species" answer is trusted. Default 1 day.
+    public var notFoundTTL: Duration = .seconds(86_400)
+    /// The current time (tests move it).
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(dataDirectory: URL, trefle: TrefleConfiguration) {
+        self.dataDirectory = dataDirectory
+        self.trefle = trefle
+    }
+
+    /// The cache file.
+    public var databasePath: String { dataDirectory.appendingPathComponent("caredata.sqlite").path }
+}
+
+/// A care-data request that cannot be answered.
+public struct CareDataError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable { case invalidArgument, notFound }
+    public var code: Code
+    public var message: String
+
+    public var description: String { message }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PlantGuideCore
+
+/// Reads one line of `catalog.psv` into care info; every code is checked, so a typo fails at load, not in use.
+enum CatalogLine {
+    static func parse(_ text: String, line: Int) throws -> CareCatalog.Species {
+        let fields = text.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        func fail(_ message: String) -> CatalogError { CatalogError(line: line, message: message) }
+        guard fields.count == 18 else { throw fail("expected 18 fields, found \(fields.count)") }
+        func code<T>(_ index: Int, _ table: [String: T], _ what: String) throws -> T {
+            guard let value = table[fields[index]] else { throw fail("unknown \(what) '\(fields[index])'") }
+            return value
+        }
+        func number(_ index: Int, _ what: String) throws -> Double {
+            guard let value = Double(fields[index]) else { throw fail("\(what) '\(fields[index])' is not a number") }
+            return value
+        }
+        guard let name = ScientificName(fields[0]) else { throw fail("'\(fields[0])' is not a scientific name") }
+        let light = try code(4, lights, "light")
+        let frequency = try code(5, waterings, "watering")
+        let amount = try code(6, amounts, "amount")
+        let minimum = try number(7, "minimum temperature")
+        let maximum = try number(8, "maximum temperature")
+        guard minimum < maximum else { throw fail("minimum temperature is not below the maximum") }
+        let active = try months(fields[12], fail)
+        var seasons: [Season] = []
+        for season in fields[13] == "-" ? [] : fields[13].split(separator: ",") {
+            guard let value = seasonCodes[String(season)] else { throw fail("unknown season '\(season)'") }
+            seasons.append(value)
+        }
+        // Dormant seasons (outside the active months) get half as much water, like the Trefle mapping does.
+        let growing = Set(active.map(Season.init(month:)))
+        let adjustments = Dictionary(uniqueKeysWithValues: Season.allCases.filter { !growing.contains($0) }.map { ($0, 2.0) })
+        var notes = fields[17].isEmpty ? [] : [fields[17]]
+        let toxicity = try code(15, toxicities, "toxicity")
+        if toxicity == .unknown { notes.append("Toxicity unknown: keep away from pets and small children to be safe.") }
+        let care = CareInfo(
+            scientificName: name.canonical,
+            commonNames: fields[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) },
+            family: fields[2], genus: name.genus,
+            light: LightRequirement(level: light, hoursPerDay: lightHours[light] ?? 6),
+            watering: WateringSchedule(frequency: frequency, amount: amount, seasonalAdjustments: adjustments),
+            temperature: TemperatureRange(minimumCelsius: minimum, maximumCelsius: maximum,
+                                          optimalCelsius: min(max((minimum + maximum) / 2, 15), 27)),
+            fertilizer: FertilizerSchedule(frequency: try code(10, fertilizers, "fertiliser"),
+                                           type: try code(11, fertilizerTypes, "fertiliser type"), activeMonths: active),
+            humidity: try code(9, humidities, "humidity"),
+            soil: try code(16, soils, "soil"),
+            growthRate: try code(14, growthRates, "growth rate"),
+            bloomingSeasons: seasons.sorted(), toxicity: toxicity, notes: notes,
+            source: .catalog, fetchedAt: Date(timeIntervalSince1970: 0))
+        guard ["house", "balcony", "garden", "herb", "vegetable"].contains(fields[3]) else {
+            throw fail("unknown category '\(fields[3])'")
+        }
+        return CareCatalog.Species(care: care, category: fields[3])
+    }
+
+    /// "3-9" is March to September; "10-4" wraps around the new year.
+    private static func months(_ text: String, _ fail: (String) -> CatalogError) throws -> [Int] {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 2, (1...12).contains(parts[0]), (1...12).contains(parts[1]) else {
+            throw fail("active months '\(text)' are not FIRST-LAST")
+        }
+        return parts[0] <= parts[1] ? Array(parts[0]...parts[1]) : Array(parts[0]...12) + Array(1...parts[1])
+    }
+
+    private static let lights: [String: LightLevel] = ["FS": .fullShade, "PS": .partialShade, "PSU": .partialSun, "SUN": .fullSun]
+    private static let lightHours: [LightLevel: Int] = [.fullShade: 3, .partialShade: 4, .partialSun: 6, .fullSun: 8]
+    private static let waterings: [String: WateringFrequency] = [
+        "D": .daily, "EOD": .everyOtherDay, "2W": .twiceWeekly, "W": .weekly, "BW": .biweekly, "M": .monthly,
+    ]
+    private static let amounts: [String: WateringAmount] = ["L": .light, "M": .moderate, "T": .thorough, "S": .soak]
+    private static let humidities: [String: HumidityLevel] = ["L": .low, "M": .medium, "H": .high]
+    private static let fertilizers: [String: FertilizerFrequency] = [
+        "N": .none, "W": .weekly, "BW": .biweekly, "M": .monthly, "Q": .quarterly,
+    ]
+    private static let fertilizerTypes: [String: FertilizerType] = [
+        "BAL": .balancedLiquid, "N": .highNitrogen, "K": .highPotassium, "SR": .slowRelease, "ORG": .organic,
+        "CAC": .cactus, "ACID": .acid,
+    ]
+    private static let seasonCodes: [String: Season] = ["sp": .spring, "su": .summer, "au": .autumn, "wi": .winter]
+    private static let growthRates: [String: GrowthRate] = ["S": .slow, "M": .moderate, "F": .fast]
+    private static let toxicities: [String: Toxicity] = ["N": .none, "L": .low, "M": .medium, "H": .high, "U": .unknown]
+    private static let soils: [String: String] = [
+        "STD": "well-drained general-purpose potting mix",
+        "CAC": "gritty, fast-draining cactus and succulent mix",
+        "AROID": "chunky mix of potting soil, orchid bark and perlite",
+        "ORCH": "coarse bark-based orchid mix",
+        "ACID": "ericaceous (lime-free, acidic) compost",
+        "LOAM": "rich, well-drained garden loam with compost",
+        "SANDY": "free-draining sandy or gravelly soil",
+        "MOIST": "moisture-retentive, humus-rich compost",
+    ]
+}
