@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-bench",
         abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
-        subcommands: [Serve.self, Run.self])
+        subcommands: [Serve.self, Run.self, Call.self])
 }
 
 /// The echo method the benchmark calls: a GetPhotoResponse's `data` bytes sent and returned unchanged.
@@ -69,26 +69,66 @@ struct Run: AsyncParsableCommand {
         print(result.json)
     }
 
-    /// Each of `inflight` tasks calls in a loop until `seconds` have passed; returns every latency in ns.
     private func load(_ client: RPCClient, _ request: Plantguide_Collection_V1_GetPhotoResponse, seconds: Double) async throws -> [Int64] {
-        let clock = ContinuousClock()
-        let end = clock.now + .milliseconds(Int64(seconds * 1_000))
-        return try await withThrowingTaskGroup(of: [Int64].self) { group in
-            for _ in 0..<inflight {
-                group.addTask(executorPreference: ioThread ? client.executor : nil) {
-                    var latencies: [Int64] = []
-                    latencies.reserveCapacity(1 << 16)
-                    while clock.now < end {
-                        let start = clock.now
-                        let reply = try await client.call(BenchMethods.echo, request)
-                        latencies.append((clock.now - start).nanoseconds)
-                        precondition(reply.data.count == request.data.count, "echo changed the payload")
-                    }
-                    return latencies
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
+        try await closedLoop(inflight: inflight, seconds: seconds, executor: ioThread ? client.executor : nil) {
+            let reply = try await client.call(BenchMethods.echo, request)
+            precondition(reply.data.count == request.data.count, "echo changed the payload")
         }
+    }
+}
+
+/// `inflight` tasks each call `body` in a loop until `seconds` have passed; returns every latency in ns.
+func closedLoop(
+    inflight: Int, seconds: Double, executor: (any TaskExecutor)? = nil, _ body: @escaping @Sendable () async throws -> Void
+) async throws -> [Int64] {
+    let clock = ContinuousClock()
+    let end = clock.now + .milliseconds(Int64(seconds * 1_000))
+    return try await withThrowingTaskGroup(of: [Int64].self) { group in
+        for _ in 0..<inflight {
+            group.addTask(executorPreference: executor) {
+                var latencies: [Int64] = []
+                latencies.reserveCapacity(1 << 16)
+                while clock.now < end {
+                    let start = clock.now
+                    try await body()
+                    latencies.append((clock.now - start).nanoseconds)
+                }
+                return latencies
+            }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+    }
+}
+
+/// Any method of the contract by path, in a closed loop: for benchmarks of real services.
+struct Call: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Call one method of a running service in a closed loop and print a JSON result.")
+
+    @Option(help: "Server endpoint.") var target: String
+    @Option(help: "Method path, e.g. /plantguide.health.v1.Health/Check.") var method: String
+    @Option(help: "Request in proto3 JSON.") var json = "{}"
+    @Option(help: "Calls in flight.") var inflight = 1
+    @Option(help: "Seconds to measure.") var duration = 3.0
+    @Option(help: "Seconds to warm up first.") var warmup = 1.0
+    @Option(help: "Name to report the results under.") var label: String
+
+    func run() async throws {
+        guard let known = PlantGuideMethods.all.first(where: { $0.path == method }) else {
+            throw ValidationError("\(method) is not a method of the contract")
+        }
+        let payload = try known.requestType.init(jsonString: json).serializedData()
+        let client = try RPCClient(target: target)
+        defer { client.close() }
+        let path = method
+        let call: @Sendable () async throws -> Void = {
+            _ = try await client.call(path: path, payload: payload, isIdempotent: known.isIdempotent)
+        }
+        try await call()
+        _ = try await closedLoop(inflight: inflight, seconds: warmup, call)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let samples = try await closedLoop(inflight: inflight, seconds: duration, call)
+        print(BenchResult(implementation: label, payload: payload.count, inflight: inflight, samples: samples, elapsed: clock.now - started).json)
     }
 }
 

@@ -10,16 +10,21 @@ public final class ServiceProcess: @unchecked Sendable {
     public let dataDirectory: URL
     private let process = Process()
 
-    /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint` and waits,
+    /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint`, with
+    /// `environment` added to this process's, and waits,
     /// with health checks that wait for readiness (no sleeping), until it serves.
     /// - Throws: when the binary is missing or the service does not come up within `timeout`.
-    public init(_ executable: String, endpoint: String, dataDirectory: URL? = nil, timeout: Duration = .seconds(20)) async throws {
+    public init(
+        _ executable: String, endpoint: String, dataDirectory: URL? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(20)
+    ) async throws {
         self.executable = executable
         self.endpoint = endpoint
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("plantguide-test-\(UUID().uuidString)", isDirectory: true)
         process.executableURL = BuildProducts.url(of: executable)
         process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", "warning"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let client = try RPCClient(target: endpoint)

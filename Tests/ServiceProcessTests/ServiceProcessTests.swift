@@ -53,6 +53,32 @@ struct ServiceProcessTests {
         for service in services[1...] { service.terminate() }
     }
 
+    @Test("care data survives kill -9: after a restart the cache answers and Trefle is not asked again")
+    func careDataCacheSurvivesKill() async throws {
+        let species = try Fixtures.trefle("species-sorbus-aucuparia")
+        let trefle = try FakeHTTPServer { request in
+            request.path == "/api/v1/species/sorbus-aucuparia" ? .json(species) : .reply(status: 404)
+        }
+        let environment = ["PLANTGUIDE_TREFLE_TOKEN": "t", "PLANTGUIDE_TREFLE_URL": trefle.baseURL.absoluteString]
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        let request = Plantguide_Caredata_V1_GetCareInfoRequest.with { $0.scientificName = "Sorbus aucuparia" }
+        let method = Plantguide_Caredata_V1_CareDataService.getCareInfo
+
+        let first = try await ServiceProcess("plantguide-caredata", endpoint: endpoint, environment: environment)
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        #expect(try await client.call(method, request).careInfo.source == .trefle)
+        first.kill()
+
+        let second = try await ServiceProcess(
+            "plantguide-caredata", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
+        let reply = try await client.call(method, request, options: .init(timeout: .seconds(20), waitForReady: true))
+
+        #expect(reply.careInfo.source == .cache)
+        #expect(trefle.count(path: "/api/v1/species/sorbus-aucuparia") == 1)
+        #expect(second.terminate() == 0)
+    }
+
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")

@@ -4,6 +4,7 @@ import PlantGuideCore
 
 /// The care-data cache: one SQLite database (WAL) in the service's data folder, keyed by normalised scientific
 /// name and by Trefle id. It stores the mapped care info and the raw Trefle record, and "not found" answers.
+/// Recently used entries are also kept decoded in memory, so that a hit does not read the database.
 ///
 /// ```swift
 /// let cache = try CareCache(path: dataDirectory.appendingPathComponent("caredata.sqlite").path)
@@ -34,9 +35,11 @@ public struct CareCache: Sendable {
     }
 
     private let writer: any DatabaseWriter
+    private let recent: RecentEntries
 
-    /// Opens (creating and migrating) the database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating and migrating) the database at `path`; up to `memoryCapacity` entries stay in memory.
+    public init(path: String, memoryCapacity: Int = 10_000) throws {
+        recent = RecentEntries(capacity: memoryCapacity)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         writer = try DatabasePool(path: path, configuration: configuration)
@@ -63,15 +66,21 @@ public struct CareCache: Sendable {
     }
 
     public func entry(key: String) async throws -> Entry? {
-        try await writer.read { db in
+        if let entry = recent.entry(key: key) { return entry }
+        let entry = try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE key = ?", arguments: [key]).map(Self.entry)
         }
+        if let entry { recent.insert(entry) }
+        return entry
     }
 
     public func entry(trefleID: Int) async throws -> Entry? {
-        try await writer.read { db in
+        if let entry = recent.entry(trefleID: trefleID) { return entry }
+        let entry = try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE trefleID = ?", arguments: [trefleID]).map(Self.entry)
         }
+        if let entry { recent.insert(entry) }
+        return entry
     }
 
     /// Inserts or replaces the entry of `entry.key` (and drops another key's claim on the same Trefle id).
@@ -85,11 +94,13 @@ public struct CareCache: Sendable {
                 sql: "INSERT OR REPLACE INTO careEntry (key, trefleID, careJSON, rawJSON, fetchedAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [entry.key, entry.trefleID, careJSON, entry.raw, entry.fetchedAt.timeIntervalSince1970])
         }
+        recent.insert(entry)
     }
 
     /// Removes the entry of a key or of a Trefle id; returns whether there was one.
     public func remove(key: String? = nil, trefleID: Int? = nil) async throws -> Bool {
-        try await writer.write { db in
+        recent.remove(key: key, trefleID: trefleID)
+        return try await writer.write { db in
             try db.execute(sql: "DELETE FROM careEntry WHERE key = ? OR trefleID = ?", arguments: [key, trefleID])
             return db.changesCount > 0
         }
