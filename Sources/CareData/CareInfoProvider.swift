@@ -33,9 +33,10 @@ public final class CareInfoProvider: Sendable {
     /// Care info by scientific name.
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
     public func careInfo(scientificName: String) async throws -> CareInfo {
-        guard let key = CareCache.key(for: scientificName), let name = ScientificName(scientificName) else {
+        guard let name = ScientificName(scientificName) else {
             throw CareDataError(code: .invalidArgument, message: "'\(scientificName)' is not a scientific name")
         }
+        let key = CareCache.key(for: name)
         let entry = try await cache.entry(key: key)
         if let entry, isFresh(entry) {
             counters.hit()

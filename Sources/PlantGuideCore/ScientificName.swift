@@ -11,8 +11,8 @@ public struct ScientificName: Hashable, Sendable, CustomStringConvertible {
 
     /// Normalises `raw`; returns nil when it holds no name (empty, or no letter in the first word).
     public init?(_ raw: String) {
-        let words = raw.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-        guard let genus = words.first, genus.contains(where: \.isLetter) else { return nil }
+        let words = raw.split(whereSeparator: Self.isSpace).map(String.init)
+        guard let genus = words.first, genus.contains(where: Self.isLetter) else { return nil }
         var parts = [genus.prefix(1).uppercased() + genus.dropFirst().lowercased()]
         var index = 1
         // A hybrid sign may stand before the epithet: "Citrus × limon".
@@ -46,6 +46,17 @@ public struct ScientificName: Hashable, Sendable, CustomStringConvertible {
     /// The word after the genus is the epithet when it is letters (and hyphens) only, whatever its case; an
     /// author citation ("L.", "Liebm.", "(Schott)") carries a period or parenthesis.
     private static func isEpithet(_ word: String) -> Bool {
-        word.allSatisfy { $0.isLetter || $0 == "-" }
+        word.allSatisfy { isLetter($0) || $0 == "-" }
+    }
+
+    // ASCII fast paths: Character's Unicode property lookups dominated the cost of parsing a name.
+    private static func isSpace(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue { return ascii == 32 || (9...13).contains(ascii) }
+        return character.isWhitespace
+    }
+
+    private static func isLetter(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue { return (65...90).contains(ascii) || (97...122).contains(ascii) }
+        return character.isLetter
     }
 }

@@ -18,9 +18,12 @@ public struct ServiceEnvironment: Sendable {
 /// serves the services `makeServices` builds plus health and metrics, and drains on shutdown.
 ///
 /// Executables call this from `main`; libraries never do (they never bootstrap logging or metrics).
+/// - Parameter handlerExecution: `.ioThread` for services whose handlers only await (databases, HTTP, other
+///   services) and never compute for long; the default global pool otherwise.
 public func runService(
     name: String,
     options: ResolvedServiceOptions,
+    handlerExecution: RPCServerConfiguration.HandlerExecution = .globalPool,
     makeServices: (ServiceEnvironment) throws -> [any RPCService]
 ) async throws {
     let level = options.logLevel
@@ -43,6 +46,7 @@ public func runService(
 
     var configuration = RPCServerConfiguration(bindEndpoint: options.bind)
     configuration.maxMessageSize = options.maxMessageSize
+    configuration.handlerExecution = handlerExecution
     let server = RPCServer(configuration: configuration, services: services, registry: registry, logger: logger)
     do {
         try server.start()

@@ -48,7 +48,12 @@ public struct CareCache: Sendable {
 
     /// The cache key of a scientific name: its canonical form, lower-cased. Nil when it holds no name.
     public static func key(for scientificName: String) -> String? {
-        ScientificName(scientificName)?.canonical.lowercased()
+        ScientificName(scientificName).map(key(for:))
+    }
+
+    /// The cache key of a parsed name.
+    public static func key(for name: ScientificName) -> String {
+        name.canonical.lowercased()
     }
 
     static var migrator: DatabaseMigrator {
