@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import PlantGuideCore
 import Synchronization
 
@@ -65,7 +66,7 @@ public final class TrefleClient: Sendable {
         var retried = false
         while true {
             try await limiter.acquire(maxWait: configuration.maxRateLimitWait)
-            counters.requests.add(1, ordering: .relaxed)
+            counters.request()
             let response: HTTPResponse
             do {
                 response = try await http.get(url, headers: headers, timeout: configuration.timeout)
@@ -89,7 +90,7 @@ public final class TrefleClient: Sendable {
             case 404:
                 throw TrefleError(.notFound, errorText(response) ?? "\(url.path) not found")
             case 429:
-                counters.rateLimited.add(1, ordering: .relaxed)
+                counters.rateLimit()
                 let wait = Self.retryDelay(response.headers, now: Date())
                 await limiter.block(for: wait)
                 if !retried && wait <= configuration.maxRateLimitWait {
@@ -133,9 +134,22 @@ public final class TrefleClient: Sendable {
         return .seconds(60)
     }
 
+    /// Kept as atomics for GetCacheStats and as swift-metrics counters for the metrics scrape.
     private final class Counters: Sendable {
         let requests = Atomic<Int>(0)
         let rateLimited = Atomic<Int>(0)
+        private let requestCounter = Counter(label: "plantguide_caredata_trefle_requests_total")
+        private let rateLimitedCounter = Counter(label: "plantguide_caredata_trefle_rate_limited_total")
+
+        func request() {
+            requests.add(1, ordering: .relaxed)
+            requestCounter.increment()
+        }
+
+        func rateLimit() {
+            rateLimited.add(1, ordering: .relaxed)
+            rateLimitedCounter.increment()
+        }
     }
 }
 
