@@ -72,17 +72,18 @@ public struct CareCache: Sendable {
 
     public func entry(key: String) async throws -> Entry? {
         if let entry = recent.entry(key: key) { return entry }
-        let entry = try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE key = ?", arguments: [key]).map(Self.entry)
-        }
-        if let entry { recent.insert(entry) }
-        return entry
+        return try await load(where: "key = ?", key)
     }
 
     public func entry(trefleID: Int) async throws -> Entry? {
         if let entry = recent.entry(trefleID: trefleID) { return entry }
+        return try await load(where: "trefleID = ?", trefleID)
+    }
+
+    /// Reads one entry from the database and keeps it in memory.
+    private func load(where condition: String, _ value: some DatabaseValueConvertible & Sendable) async throws -> Entry? {
         let entry = try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE trefleID = ?", arguments: [trefleID]).map(Self.entry)
+            try Row.fetchOne(db, sql: "SELECT * FROM careEntry WHERE \(condition)", arguments: [value]).map(Self.entry)
         }
         if let entry { recent.insert(entry) }
         return entry

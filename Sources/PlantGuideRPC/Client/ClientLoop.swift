@@ -2,7 +2,6 @@ import CZeroMQ
 import Foundation
 import Logging
 import PlantGuideProtos
-import Synchronization
 
 /// The thread that owns a client's sockets (one DEALER per endpoint, and their monitors). Callers hand it calls
 /// through `submit`; it sends each to the ready endpoint with the fewest outstanding calls, matches replies by
@@ -16,22 +15,11 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         case whenAllReady(CheckedContinuation<Bool, Never>, MonotonicTime)
     }
 
-    struct Shared {
-        var commands: [Command] = []
-        /// Jobs of tasks that run on this thread (``IOThreadExecutor``).
-        var jobs: [UnownedJob] = []
-        var stopped = false
-        var sleeping = false
-        var closed = false
-    }
-
     let target: RPCTarget
     let configuration: RPCClientConfiguration
     let logger: Logger
-    let wake: WakeSignal
+    let mailbox: LoopMailbox<Command>
     let executor = IOThreadExecutor()
-    let shared = Mutex(Shared())
-    let finished = DispatchSemaphore(value: 0)
 
     // Loop thread only:
     private var endpoints: [ClientEndpoint] = []
@@ -48,32 +36,28 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         self.target = target
         self.configuration = configuration
         self.logger = logger
-        wake = try WakeSignal()
+        mailbox = try LoopMailbox()
         executor.attach(self)
-    }
-
-    func enqueueJob(_ job: UnownedJob) -> Bool {
-        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
-            guard !state.stopped else { return (false, false) }
-            state.jobs.append(job)
-            defer { state.sleeping = false }
-            return (true, state.sleeping)
-        }
-        if mustWake { wake.signal() }
-        return accepted
     }
 
     // MARK: Other threads
 
     func submit(_ command: Command) {
-        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
-            guard !state.closed else { return (false, false) }
-            state.commands.append(command)
-            defer { state.sleeping = false }
-            return (true, state.sleeping)
-        }
-        if mustWake { wake.signal() }
-        guard !accepted else { return }
+        if !mailbox.post(command) { Self.refuse(command) }
+    }
+
+    func enqueueJob(_ job: UnownedJob) -> Bool {
+        mailbox.post(job: job)
+    }
+
+    /// Stops the loop; what was still queued is refused here, jobs go to the global pool.
+    func close() {
+        let (commands, jobs) = mailbox.close()
+        for command in commands { Self.refuse(command) }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    private static func refuse(_ command: Command) {
         switch command {
         case .submit(let call): call.fail(RPCError(.unavailable, "the client is closed"))
         case .whenAllReady(let continuation, _): continuation.resume(returning: false)
@@ -81,64 +65,39 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    func close() {
-        let wasClosed = shared.withLock { state in
-            defer { state.closed = true }
-            return state.closed
-        }
-        if !wasClosed { wake.signal() }
-    }
-
     // MARK: The loop thread
 
     func run() {
         if case .endpoints(let list) = target { reconcile(with: .success(list)) }
         var items: [zmq_pollitem_t] = []
-        while true {
-            let (commands, closed) = shared.withLock { state in
-                defer { state.commands.removeAll(keepingCapacity: true) }
-                return (state.commands, state.closed)
-            }
-            if closed { break }
-            for command in commands { handle(command) }
+        while !mailbox.isClosed {
             for endpoint in endpoints { receiveReplies(from: endpoint) }
-            executor.run(shared.withLock { state in
-                defer { state.jobs.removeAll(keepingCapacity: true) }
-                return state.jobs
-            })
+            executor.run(mailbox.takeJobs())
+            for command in mailbox.takeMessages() { handle(command) }
             applyConnectionEvents()
-            expireDeadlines(now: MonotonicTime.now())
-            resolveReadinessWaiters(now: MonotonicTime.now())
+            let now = MonotonicTime.now()
+            expireDeadlines(now: now)
+            resolveReadinessWaiters(now: now)
             waitForWork(&items)
         }
-        shutDown(commands: shared.withLock { $0.commands })
-        executor.run(shared.withLock { state in
-            state.stopped = true
-            return state.jobs
-        })
-        finished.signal()
+        shutDown()
     }
 
     private func waitForWork(_ items: inout [zmq_pollitem_t]) {
         items.removeAll(keepingCapacity: true)
-        items.append(zmq_pollitem_t(socket: nil, fd: wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
+        items.append(zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
         for endpoint in endpoints {
             items.append(zmq_pollitem_t(socket: endpoint.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
             items.append(zmq_pollitem_t(socket: endpoint.monitor.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
         }
-        let mayBlock = shared.withLock { state in
-            state.sleeping = state.commands.isEmpty && state.jobs.isEmpty && !state.closed
-            return state.sleeping
-        }
         var timeout = 0
-        if mayBlock {
+        if mailbox.prepareToSleep() {
             let now = MonotonicTime.now()
             let wakeUp = ([deadlines.earliest] + readinessWaiters.map(\.deadline)).compactMap { $0 }.min()
             timeout = wakeUp.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
         }
         _ = zmq_poll(&items, Int32(items.count), timeout)
-        shared.withLock { $0.sleeping = false }
-        if items[0].revents != 0 { wake.reset() }
+        mailbox.awake(signalled: items[0].revents != 0)
     }
 
     private func handle(_ command: Command) {
@@ -317,9 +276,8 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    private func shutDown(commands: [Command]) {
+    private func shutDown() {
         let closedError = RPCError(.unavailable, "the client is closed")
-        for command in commands { if case .submit(let call) = command { call.fail(closedError) } }
         for call in pending.values { call.fail(closedError) }
         for call in waiting { call.fail(closedError) }
         pending.removeAll()

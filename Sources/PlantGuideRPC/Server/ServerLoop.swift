@@ -2,21 +2,18 @@ import CZeroMQ
 import Foundation
 import Logging
 import PlantGuideProtos
-import Synchronization
 
 /// The thread that owns a server's ROUTER socket: it receives requests, starts handlers as tasks (at most
 /// `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the replies the tasks post back.
 ///
-/// Everything but `shared` is touched only by that thread.
+/// Everything but `mailbox` is touched only by that thread.
 final class ServerLoop: JobRunner, @unchecked Sendable {
-    /// State other threads hand to the loop.
-    struct Shared {
-        var completions: [Completion] = []
-        /// Jobs of tasks that run on this thread (``IOThreadExecutor``).
-        var jobs: [UnownedJob] = []
-        var stopped = false
-        var drainDeadline: MonotonicTime?
-        var sleeping = false
+    /// What other threads tell the loop.
+    enum Message {
+        /// A handler finished.
+        case completion(Completion)
+        /// Stop taking calls, finish those in flight until the deadline, and exit.
+        case drain(until: MonotonicTime)
     }
 
     /// A finished handler's encoded reply.
@@ -41,9 +38,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     let router: RPCRouter
     let metrics: ServerMetrics
     let logger: Logger
-    let wake: WakeSignal
+    let mailbox: LoopMailbox<Message>
     let executor = IOThreadExecutor()
-    let shared = Mutex(Shared())
     /// Set by the loop when it starts draining; read by health checks.
     let draining: DrainingFlag
 
@@ -54,6 +50,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     private var deadlines = DeadlineHeap<UInt64>()
     private var running = 0
     private var nextSequence: UInt64 = 0
+    private var drainDeadline: MonotonicTime?
 
     init(
         configuration: RPCServerConfiguration, router: RPCRouter, metrics: ServerMetrics, draining: DrainingFlag,
@@ -64,7 +61,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         self.metrics = metrics
         self.draining = draining
         self.logger = logger
-        self.wake = try WakeSignal()
+        mailbox = try LoopMailbox()
         executor.attach(self)
     }
 
@@ -89,31 +86,18 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         return socket.lastEndpoint
     }
 
-    /// Called by handler tasks with their reply.
+    /// Called by handler tasks with their reply (dropped if the loop has stopped).
     func complete(_ completion: Completion) {
-        let mustWake = shared.withLock { state in
-            state.completions.append(completion)
-            defer { state.sleeping = false }
-            return state.sleeping
-        }
-        if mustWake { wake.signal() }
+        _ = mailbox.post(.completion(completion))
     }
 
     func enqueueJob(_ job: UnownedJob) -> Bool {
-        let (accepted, mustWake) = shared.withLock { state -> (Bool, Bool) in
-            guard !state.stopped else { return (false, false) }
-            state.jobs.append(job)
-            defer { state.sleeping = false }
-            return (true, state.sleeping)
-        }
-        if mustWake { wake.signal() }
-        return accepted
+        mailbox.post(job: job)
     }
 
     /// Asks the loop to stop taking calls, finish those in flight until `deadline`, and exit.
     func drain(until deadline: MonotonicTime) {
-        shared.withLock { $0.drainDeadline = deadline }
-        wake.signal()
+        _ = mailbox.post(.drain(until: deadline))
     }
 
     // MARK: The loop thread
@@ -123,19 +107,17 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         guard let socket else { return }
         var items = [
             zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
-            zmq_pollitem_t(socket: nil, fd: wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
+            zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
         ]
         while true {
             receiveRequests(from: socket)
-            executor.run(shared.withLock { state in
-                defer { state.jobs.removeAll(keepingCapacity: true) }
-                return state.jobs
-            })
-            let (completions, drainDeadline) = shared.withLock { state in
-                defer { state.completions.removeAll(keepingCapacity: true) }
-                return (state.completions, state.drainDeadline)
+            executor.run(mailbox.takeJobs())
+            for message in mailbox.takeMessages() {
+                switch message {
+                case .completion(let completion): finish(completion, on: socket)
+                case .drain(let deadline): drainDeadline = min(drainDeadline ?? deadline, deadline)
+                }
             }
-            for completion in completions { finish(completion, on: socket) }
             let now = MonotonicTime.now()
             expireDeadlines(now: now, on: socket)
             startQueuedCalls()
@@ -146,23 +128,15 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
         }
         abandonRemainingCalls(on: socket)
-        executor.run(shared.withLock { state in
-            state.stopped = true
-            return state.jobs
-        })
         try? socket.set(ZMQ_LINGER, 1_000)  // let the last replies leave
         socket.close()
+        executor.run(mailbox.close().jobs)
     }
 
     private func waitForWork(_ items: inout [zmq_pollitem_t], until wakeUp: MonotonicTime?, now: MonotonicTime) {
-        let mayBlock = shared.withLock { state in
-            state.sleeping = state.completions.isEmpty && state.jobs.isEmpty && state.drainDeadline == nil
-            return state.sleeping
-        }
-        let timeout: Int = mayBlock ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
+        let timeout: Int = mailbox.prepareToSleep() ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
         _ = zmq_poll(&items, 2, timeout)
-        shared.withLock { $0.sleeping = false }
-        if items[1].revents != 0 { wake.reset() }
+        mailbox.awake(signalled: items[1].revents != 0)
     }
 
     private func nextWakeUp(drainDeadline: MonotonicTime?) -> MonotonicTime? {

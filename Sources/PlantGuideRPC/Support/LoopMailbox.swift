@@ -1,0 +1,90 @@
+import Synchronization
+
+/// What other threads hand to an I/O loop: messages of the loop's own kind and jobs of tasks that run on its
+/// thread. Posting wakes the loop (through its eventfd) only when it is about to sleep or sleeping, so a busy loop
+/// costs its producers a lock and an append, not a system call.
+final class LoopMailbox<Message>: @unchecked Sendable {
+    private struct State {
+        var messages: [Message] = []
+        var jobs: [UnownedJob] = []
+        var sleeping = false
+        var closed = false
+    }
+
+    /// The descriptor the loop polls alongside its sockets.
+    let wake: WakeSignal
+    private let state = Mutex(State())
+
+    init() throws {
+        wake = try WakeSignal()
+    }
+
+    /// Queues `message`; false when the mailbox is closed.
+    func post(_ message: Message) -> Bool {
+        deliver { $0.messages.append(message) }
+    }
+
+    /// Queues a job; false when the mailbox is closed.
+    func post(job: UnownedJob) -> Bool {
+        deliver { $0.jobs.append(job) }
+    }
+
+    /// Takes the queued jobs. Loop thread only. Run them before `takeMessages()`, so that what they post (a
+    /// handler's reply) is handled in the same turn of the loop.
+    func takeJobs() -> [UnownedJob] {
+        state.withLock { state in
+            defer { state.jobs.removeAll(keepingCapacity: true) }
+            return state.jobs
+        }
+    }
+
+    /// Takes the queued messages. Loop thread only.
+    func takeMessages() -> [Message] {
+        state.withLock { state in
+            defer { state.messages.removeAll(keepingCapacity: true) }
+            return state.messages
+        }
+    }
+
+    /// Marks the loop as going to sleep unless something is queued or it is closed; returns whether it may
+    /// block. Loop thread only; call `awake()` after the poll.
+    func prepareToSleep() -> Bool {
+        state.withLock { state in
+            state.sleeping = state.messages.isEmpty && state.jobs.isEmpty && !state.closed
+            return state.sleeping
+        }
+    }
+
+    /// After the poll: clears the sleeping flag and any pending wake-up.
+    func awake(signalled: Bool) {
+        state.withLock { $0.sleeping = false }
+        if signalled { wake.reset() }
+    }
+
+    /// Refuses further posts and wakes the loop; returns what was still queued. Idempotent.
+    func close() -> (messages: [Message], jobs: [UnownedJob]) {
+        let taken = state.withLock { state -> (messages: [Message], jobs: [UnownedJob]) in
+            state.closed = true
+            defer {
+                state.messages.removeAll()
+                state.jobs.removeAll()
+            }
+            return (state.messages, state.jobs)
+        }
+        wake.signal()
+        return taken
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    private func deliver(_ append: (inout State) -> Void) -> Bool {
+        let (accepted, mustWake) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            append(&state)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if mustWake { wake.signal() }
+        return accepted
+    }
+}
