@@ -138,7 +138,12 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             resources: [.copy("Resources/catalog.psv")])
-        + service("Collection", executable: "CollectionService")
+        + service(
+            "Collection", executable: "CollectionService",
+            extra: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ])
         + service("Scheduling", executable: "SchedulingService")
         + service("Gateway", executable: "GatewayService")
 )

@@ -1,29 +1,151 @@
 import Foundation
+import GRDB
 import Logging
+import PlantGuideProtos
 import PlantGuideRPC
 
 /// Configuration of plantguide-collection.
 public struct CollectionConfiguration: Sendable {
-    /// Folder holding the service's own files (its SQLite database among them).
+    /// Holds `collection.sqlite` and the photo store.
     public var dataDirectory: URL
+    /// The current time (tests move it).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
+
+    public var databasePath: String { dataDirectory.appendingPathComponent("collection.sqlite").path }
 }
 
-/// The RPC methods of plantguide-collection: collection storage (plants, photos, identification history).
+/// The RPC methods of plantguide-collection (see `Protos/plantguide/collection/v1/collection.proto`).
 ///
-/// Not implemented yet (issue 4): the service runs, answers health and metrics, and its own methods
-/// answer UNIMPLEMENTED.
+/// Every method reads the caller from the "plantguide-user-id" metadata (UNAUTHENTICATED without it) and sees only
+/// that user's rows. Not built yet: photos (PutPhoto, GetPhoto) and export/import, which answer UNIMPLEMENTED.
 public struct CollectionRPCService: RPCService {
-    public let configuration: CollectionConfiguration
+    public let plants: PlantStore
+    public let history: HistoryStore
     private let logger: Logger
 
-    public init(configuration: CollectionConfiguration, logger: Logger) {
-        self.configuration = configuration
+    /// Opens (creating and migrating) the database in the data folder.
+    public init(configuration: CollectionConfiguration, logger: Logger) throws {
+        let database = try CollectionDatabase.open(path: configuration.databasePath)
+        plants = PlantStore(writer: database, now: configuration.now)
+        history = HistoryStore(writer: database)
         self.logger = logger
     }
 
-    public func registerMethods(with router: inout RPCRouter) {}
+    public func registerMethods(with router: inout RPCRouter) {
+        typealias Methods = Plantguide_Collection_V1_CollectionService
+        let plants = self.plants
+        let history = self.history
+
+        router.register(Methods.addPlant) { request, context in
+            let (plant, created) = try await Self.run { try await plants.add(request.plant, owner: try context.requireUserID()) }
+            return .with {
+                $0.plant = plant
+                $0.created = created
+            }
+        }
+        router.register(Methods.getPlant) { request, context in
+            let plant = try await Self.run { try await plants.plant(id: request.id, owner: try context.requireUserID()) }
+            return .with { $0.plant = plant }
+        }
+        router.register(Methods.updatePlant) { request, context in
+            let plant = try await Self.run {
+                try await plants.update(request.plant, mask: request.updateMask, owner: try context.requireUserID())
+            }
+            return .with { $0.plant = plant }
+        }
+        router.register(Methods.deletePlant) { request, context in
+            let (deleted, orphaned) = try await Self.run { try await plants.delete(id: request.id, owner: try context.requireUserID()) }
+            return .with {
+                $0.deleted = deleted
+                $0.photosRemoved = UInt32(orphaned.count)
+            }
+        }
+        router.register(Methods.listPlants) { request, context in
+            try await Self.run { try await plants.list(request, owner: try context.requireUserID()) }
+        }
+        router.register(Methods.setFavorite) { request, context in
+            let plant = try await Self.run {
+                try await plants.setFavorite(id: request.id, favorite: request.favorite, owner: try context.requireUserID())
+            }
+            return .with { $0.plant = plant }
+        }
+        router.register(Methods.searchPlants) { request, context in
+            guard request.limit <= 100 else { throw RPCError(.invalidArgument, "limit must be at most 100") }
+            let hits = try await Self.run {
+                try await plants.search(request.query, limit: request.limit == 0 ? 20 : Int(request.limit), owner: try context.requireUserID())
+            }
+            return .with { $0.hits = hits }
+        }
+        router.register(Methods.suggestNames) { request, context in
+            guard request.limit <= 50 else { throw RPCError(.invalidArgument, "limit must be at most 50") }
+            let names = try await Self.run {
+                try await plants.suggestions(prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
+            }
+            return .with { $0.suggestions = names }
+        }
+        router.register(Methods.getStatistics) { request, context in
+            let zone = request.timeZone.isEmpty ? TimeZone(identifier: "UTC") : TimeZone(identifier: request.timeZone)
+            guard let zone else { throw RPCError(.invalidArgument, "unknown time zone '\(request.timeZone)'") }
+            return try await Self.run { try await plants.statistics(owner: try context.requireUserID(), timeZone: zone) }
+        }
+        router.register(Methods.addIdentification) { request, context in
+            let (record, created) = try await Self.run { try await history.add(request.identification, owner: try context.requireUserID()) }
+            return .with {
+                $0.identification = record
+                $0.created = created
+            }
+        }
+        router.register(Methods.listIdentifications) { request, context in
+            let (records, next) = try await Self.run {
+                try await history.identifications(
+                    plantID: request.plantID, pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
+            }
+            return .with {
+                $0.identifications = records
+                $0.nextPageToken = next
+            }
+        }
+        router.register(Methods.addJournalEvent) { request, context in
+            let (event, created) = try await Self.run { try await history.add(request.event, owner: try context.requireUserID()) }
+            return .with {
+                $0.event = event
+                $0.created = created
+            }
+        }
+        router.register(Methods.listJournalEvents) { request, context in
+            let (events, next) = try await Self.run {
+                try await history.events(
+                    plantID: request.plantID, pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
+            }
+            return .with {
+                $0.events = events
+                $0.nextPageToken = next
+            }
+        }
+        router.register(Methods.deleteUserData) { _, context in
+            let (count, orphaned) = try await Self.run { try await plants.deleteAll(owner: try context.requireUserID()) }
+            return .with {
+                $0.plantsDeleted = UInt32(count)
+                $0.photosRemoved = UInt32(orphaned.count)
+            }
+        }
+    }
+
+    /// Runs `body`, turning `CollectionError`s into statuses.
+    static func run<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CollectionError {
+            switch error.code {
+            case .invalidArgument: throw RPCError(.invalidArgument, error.message)
+            case .notFound: throw RPCError(.notFound, error.message)
+            case .alreadyExists: throw RPCError(.alreadyExists, error.message)
+            case .resourceExhausted: throw RPCError(.resourceExhausted, error.message)
+            }
+        }
+    }
 }

@@ -2,15 +2,15 @@ import ArgumentParser
 import Collection
 import PlantGuideServiceKit
 
-/// `plantguide-collection`: collection storage (plants, photos, identification history).
+/// `plantguide-collection`: each person's plants, their identification history and care journal.
 @main
 struct CollectionServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-collection",
-        abstract: "PlantGuide collection storage (plants, photos, identification history).",
+        abstract: "PlantGuide collection storage: plants, search, identification history, care journal (SQLite).",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (see Protos/) plus /plantguide.health.v1.Health/Check and \
-            /plantguide.metrics.v1.Metrics/Scrape. Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/collection/v1) plus health and metrics. Every call \
+            needs the plantguide-user-id metadata. Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7003
             """)
 
@@ -19,7 +19,7 @@ struct CollectionServiceCommand: AsyncParsableCommand {
     func run() async throws {
         let resolved = try options.resolve(service: "collection", defaultBind: "tcp://127.0.0.1:7003")
         try await runService(name: "plantguide-collection", options: resolved) { environment in
-            [CollectionRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
+            [try CollectionRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
         }
     }
 }

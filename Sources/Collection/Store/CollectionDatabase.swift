@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+
+/// The collection service's SQLite database (WAL, foreign keys on) and its migrations.
+///
+/// v1 holds the records: plants, photos and their links to plants, identifications and the care journal, all
+/// scoped by owner. v2 adds the full-text index over plants (FTS5, diacritic-insensitive, prefix-indexed) and
+/// fills it from existing rows, so a database written by v1 gains search when it is opened.
+public enum CollectionDatabase {
+    /// Opens (creating and migrating) the database at `path`.
+    public static func open(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    /// Every migration, in order. Tests apply a prefix of it to build older schemas.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: records") { db in
+            try db.execute(sql: """
+                CREATE TABLE plant (
+                    rowid INTEGER PRIMARY KEY,
+                    ownerID TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    scientificName TEXT NOT NULL,
+                    commonNames TEXT NOT NULL DEFAULT '[]',
+                    family TEXT NOT NULL DEFAULT '',
+                    genus TEXT NOT NULL DEFAULT '',
+                    customName TEXT NOT NULL DEFAULT '',
+                    displayName TEXT NOT NULL,
+                    notes TEXT NOT NULL DEFAULT '',
+                    location TEXT NOT NULL DEFAULT '',
+                    favorite INTEGER NOT NULL DEFAULT 0,
+                    identificationSource INTEGER NOT NULL DEFAULT 0,
+                    identificationConfidence REAL NOT NULL DEFAULT 0,
+                    identifiedAt REAL,
+                    addedAt REAL NOT NULL,
+                    updatedAt REAL NOT NULL,
+                    UNIQUE (ownerID, id)
+                );
+                CREATE INDEX plantByAdded ON plant(ownerID, addedAt, id);
+                CREATE INDEX plantByIdentified ON plant(ownerID, identifiedAt, id);
+                CREATE INDEX plantByName ON plant(ownerID, displayName COLLATE NOCASE, id);
+                CREATE INDEX plantByFamily ON plant(ownerID, family COLLATE NOCASE, id);
+
+                CREATE TABLE photo (
+                    sha256 TEXT PRIMARY KEY,
+                    mediaType TEXT NOT NULL,
+                    sizeBytes INTEGER NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    addedAt REAL NOT NULL
+                );
+                CREATE TABLE plantPhoto (
+                    ownerID TEXT NOT NULL,
+                    plantID TEXT NOT NULL,
+                    sha256 TEXT NOT NULL REFERENCES photo(sha256),
+                    kind INTEGER NOT NULL,
+                    addedAt REAL NOT NULL,
+                    PRIMARY KEY (ownerID, plantID, sha256),
+                    FOREIGN KEY (ownerID, plantID) REFERENCES plant(ownerID, id) ON DELETE CASCADE
+                );
+                CREATE INDEX plantPhotoBySHA ON plantPhoto(sha256);
+
+                CREATE TABLE identification (
+                    ownerID TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    plantID TEXT,
+                    identifiedAt REAL NOT NULL,
+                    source INTEGER NOT NULL,
+                    confidence REAL NOT NULL,
+                    topResults BLOB NOT NULL,
+                    latitude REAL,
+                    longitude REAL,
+                    photoSHA256 TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (ownerID, id),
+                    FOREIGN KEY (ownerID, plantID) REFERENCES plant(ownerID, id) ON DELETE CASCADE
+                );
+                CREATE INDEX identificationByTime ON identification(ownerID, identifiedAt);
+
+                CREATE TABLE journalEvent (
+                    ownerID TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    plantID TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    occurredAt REAL NOT NULL,
+                    note TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (ownerID, id),
+                    FOREIGN KEY (ownerID, plantID) REFERENCES plant(ownerID, id) ON DELETE CASCADE
+                );
+                CREATE INDEX journalByPlant ON journalEvent(ownerID, plantID, occurredAt);
+                """)
+        }
+        migrator.registerMigration("v2: plant search") { db in
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE plantSearch USING fts5(
+                    displayName, commonNames, scientificName, family, location, notes,
+                    content='plant', content_rowid='rowid',
+                    tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'
+                );
+                CREATE TRIGGER plantSearchInsert AFTER INSERT ON plant BEGIN
+                    INSERT INTO plantSearch(rowid, displayName, commonNames, scientificName, family, location, notes)
+                    VALUES (new.rowid, new.displayName, new.commonNames, new.scientificName, new.family, new.location, new.notes);
+                END;
+                CREATE TRIGGER plantSearchDelete AFTER DELETE ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, displayName, commonNames, scientificName, family, location, notes)
+                    VALUES ('delete', old.rowid, old.displayName, old.commonNames, old.scientificName, old.family, old.location, old.notes);
+                END;
+                CREATE TRIGGER plantSearchUpdate AFTER UPDATE ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, displayName, commonNames, scientificName, family, location, notes)
+                    VALUES ('delete', old.rowid, old.displayName, old.commonNames, old.scientificName, old.family, old.location, old.notes);
+                    INSERT INTO plantSearch(rowid, displayName, commonNames, scientificName, family, location, notes)
+                    VALUES (new.rowid, new.displayName, new.commonNames, new.scientificName, new.family, new.location, new.notes);
+                END;
+                INSERT INTO plantSearch(plantSearch) VALUES ('rebuild');
+                """)
+        }
+        return migrator
+    }
+}
