@@ -125,6 +125,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "CollectionTests",
+            dependencies: [
+                "Collection", "PlantGuideProtos", "PlantGuideTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],
             swiftSettings: strict

@@ -5,13 +5,6 @@ import PlantGuideTestSupport
 import Synchronization
 import Testing
 
-/// A clock the test moves.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_790_000_000))
-    var now: Date { current.withLock { $0 } }
-    func advance(days: Double) { current.withLock { $0.addTimeInterval(days * 86_400) } }
-}
-
 /// A fake Trefle that knows Sorbus aucuparia (the recorded record) and nothing else; `setDown` makes it answer 500.
 final class FakeTrefle: Sendable {
     let server: FakeHTTPServer

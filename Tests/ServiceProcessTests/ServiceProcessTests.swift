@@ -79,6 +79,50 @@ struct ServiceProcessTests {
         #expect(second.terminate() == 0)
     }
 
+    @Test("collection: a kill -9 right after acknowledged writes loses none of them")
+    func collectionSurvivesKill() async throws {
+        typealias Methods = Plantguide_Collection_V1_CollectionService
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        let first = try await ServiceProcess("plantguide-collection", endpoint: endpoint)
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    let reply = try await client.call(Methods.addPlant, .with {
+                        $0.plant.id = "p\(index)"
+                        $0.plant.scientificName = "Monstera deliciosa"
+                        $0.plant.notes = "plant number \(index)"
+                    }, options: user)
+                    #expect(reply.created)
+                }
+            }
+            try await group.waitForAll()
+        }
+        _ = try await client.call(Methods.addJournalEvent, .with {
+            $0.event.id = "e1"
+            $0.event.plantID = "p299"
+            $0.event.kind = .watered
+        }, options: user)
+        first.kill()  // SIGKILL straight after the last acknowledgement
+
+        let second = try await ServiceProcess("plantguide-collection", endpoint: endpoint, dataDirectory: first.dataDirectory)
+        var waiting = user
+        waiting.waitForReady = true
+        let listed = try await client.call(Methods.listPlants, .with { $0.pageSize = 500 }, options: waiting)
+        let journal = try await client.call(Methods.listJournalEvents, .with { $0.plantID = "p299" }, options: user)
+
+        #expect(listed.totalMatching == 300 && Set(listed.plants.map(\.id)).count == 300)
+        #expect(journal.events.map(\.id) == ["e1"])
+        let anonymous = await #expect(throws: RPCError.self) {
+            _ = try await client.call(Methods.listPlants, .init())
+        }
+        #expect(anonymous?.code == .unauthenticated)
+        #expect(second.terminate() == 0)
+    }
+
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")

@@ -28,16 +28,15 @@ extension PlantStore {
         }
     }
 
-    /// Names of `owner`'s plants (display, common and scientific) with a word starting with `prefix`.
+    /// Names of `owner`'s plants (display, common and scientific) with a word starting with `prefix`, in
+    /// alphabetical order.
     public func suggestions(prefix: String, limit: Int, owner: String) async throws -> [String] {
         let wanted = MatchedRanges.fold(prefix.trimmingCharacters(in: .whitespaces))
         guard !wanted.isEmpty else { return [] }
         return try await writer.read { db in
             var found: [String] = []
             var seen: Set<String> = []
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT displayName, commonNames, scientificName FROM plant WHERE ownerID = ? ORDER BY lower(displayName)
-                """, arguments: [owner])
+            let rows = try Row.fetchAll(db, sql: "SELECT displayName, commonNames, scientificName FROM plant WHERE ownerID = ?", arguments: [owner])
             for row in rows {
                 let names = [row["displayName"] as String] + PlantRow.decodeNames(row["commonNames"]) + [row["scientificName"] as String]
                 for name in names where !seen.contains(name.lowercased()) {
@@ -45,11 +44,10 @@ extension PlantStore {
                     if folded.hasPrefix(wanted) || folded.contains(" " + wanted) {
                         seen.insert(name.lowercased())
                         found.append(name)
-                        if found.count == limit { return found }
                     }
                 }
             }
-            return found
+            return Array(found.sorted { $0.lowercased() < $1.lowercased() }.prefix(limit))
         }
     }
 

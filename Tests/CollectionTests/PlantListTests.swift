@@ -1,0 +1,163 @@
+@testable import Collection
+import Foundation
+import PlantGuideProtos
+import SwiftProtobuf
+import Testing
+
+@Suite("Plants: filters, sorts, pages")
+struct PlantListTests {
+    typealias Request = Plantguide_Collection_V1_ListPlantsRequest
+
+    private func ids(_ fixture: CollectionFixture, _ request: Request) async throws -> [String] {
+        try await fixture.plants.list(request, owner: "a").plants.map(\.id).sorted()
+    }
+
+    @Test("each filter alone and combined", arguments: [
+        (Request.with { $0.families = ["ARACEAE"] }, ["p1", "p3", "p6"]),
+        (Request.with { $0.favoritesOnly = true }, ["p1", "p4", "p7"]),
+        (Request.with { $0.sources = [.plantnet] }, ["p2", "p6"]),
+        (Request.with { $0.sources = [.manual, .hybrid] }, ["p3", "p4", "p8"]),
+        (Request.with { $0.location = "living ROOM" }, ["p1", "p6"]),
+        (Request.with { $0.query = "monstera" }, ["p1", "p3"]),
+        (Request.with { $0.families = ["araceae"]; $0.location = "living room" }, ["p1", "p6"]),
+        (Request.with { $0.families = ["araceae", "lamiaceae"]; $0.favoritesOnly = true }, ["p1", "p4"]),
+        (Request.with { $0.query = "plant"; $0.favoritesOnly = true }, ["p1"]),
+        (Request.with { $0.query = "kitchen"; $0.sources = [.manual] }, ["p4"]),
+    ])
+    func filters(request: Request, expected: [String]) async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        #expect(try await ids(fixture, request) == expected)
+        #expect(try await fixture.plants.list(request, owner: "a").totalMatching == UInt64(expected.count))
+    }
+
+    @Test("a date range: added in [after, before)")
+    func dateRange() async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        let start = 1_790_000_000.0
+        let request = Request.with {
+            $0.addedAfter = Google_Protobuf_Timestamp(roundingTimeIntervalSince1970: start + 60, rule: .toNearestOrAwayFromZero)
+            $0.addedBefore = Google_Protobuf_Timestamp(roundingTimeIntervalSince1970: start + 180, rule: .toNearestOrAwayFromZero)
+        }
+        #expect(try await ids(fixture, request) == ["p2", "p3"])
+        var inverted = request
+        inverted.addedAfter = request.addedBefore
+        inverted.addedBefore = request.addedAfter
+        await #expect(throws: CollectionError.self) { _ = try await fixture.plants.list(inverted, owner: "a") }
+    }
+
+    @Test("every sort in both directions, paged three at a time, gives the full order without repeats",
+          arguments: [Plantguide_Collection_V1_PlantSort.dateAdded, .dateIdentified, .name, .family], [false, true])
+    func sortsAndPages(sort: Plantguide_Collection_V1_PlantSort, descending: Bool) async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        let all = try await fixture.plants.list(.with { $0.pageSize = 500 }, owner: "a").plants
+        let expected = all.sorted { left, right in
+            let (l, r) = (Self.key(left, sort), Self.key(right, sort))
+            if l != r { return descending ? l > r : l < r }
+            return descending ? left.id > right.id : left.id < right.id
+        }.map(\.id)
+
+        var seen: [String] = []
+        var token = ""
+        repeat {
+            let page = try await fixture.plants.list(.with {
+                $0.sort = sort
+                $0.descending = descending
+                $0.pageSize = 3
+                $0.pageToken = token
+            }, owner: "a")
+            #expect(page.plants.count <= 3 && page.totalMatching == 8)
+            seen += page.plants.map(\.id)
+            token = page.nextPageToken
+        } while !token.isEmpty
+
+        #expect(seen == expected)
+    }
+
+    @Test("a page token is refused for another sort, and when forged")
+    func badTokens() async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        let token = try await fixture.plants.list(.with { $0.pageSize = 2; $0.sort = .name }, owner: "a").nextPageToken
+
+        for request in [Request.with { $0.pageToken = token; $0.sort = .family }, .with { $0.pageToken = "bm90IGEgdG9rZW4=" },
+                        .with { $0.pageSize = 501 }] {
+            let error = await #expect(throws: CollectionError.self) { _ = try await fixture.plants.list(request, owner: "a") }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    /// The order the service promises, computed independently: strings compare case-insensitively.
+    private static func key(_ plant: Plantguide_Collection_V1_Plant, _ sort: Plantguide_Collection_V1_PlantSort) -> String {
+        switch sort {
+        case .dateIdentified: String(format: "%020.3f", plant.hasIdentifiedAt ? Double(plant.identifiedAt.seconds) : 0)
+        case .name: PlantRow.displayName(of: plant).lowercased()
+        case .family: plant.family.lowercased()
+        default: String(format: "%020.3f", Double(plant.addedAt.seconds) + Double(plant.addedAt.nanos) / 1e9)
+        }
+    }
+}
+
+@Suite("Search, suggestions, statistics")
+struct PlantSearchTests {
+    @Test("prefixes, common names, families and accents; names rank above notes", arguments: [
+        ("mon", ["p1", "p3"]),
+        ("swiss cheese", ["p1"]),
+        ("araceae", ["p1", "p3", "p6"]),
+        ("cafe", ["p5"]),
+        ("MONSTERA", ["p1", "p3"]),
+        ("fiddle leaf", ["p2"]),
+    ])
+    func search(query: String, expected: [String]) async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        let hits = try await fixture.plants.search(query, limit: 20, owner: "a")
+        #expect(hits.map(\.plant.id).sorted() == expected)
+        if query == "mon" { #expect(hits.first?.plant.id == "p1", "a name match ranks above a notes match") }
+    }
+
+    @Test("matched ranges are in UTF-16 units, field by field")
+    func ranges() async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+
+        let hit = try #require(try await fixture.plants.search("phil", limit: 5, owner: "a").first)
+
+        let ranges = hit.matches.map { "\($0.field)@\($0.start)+\($0.length)" }
+        #expect(ranges.contains("custom_name@3+4"), "after the emoji (2 units) and a space: \(ranges)")
+        #expect(ranges.contains("scientific_name@0+4"))
+        #expect(ranges.contains("common_names[0]@10+4"))
+    }
+
+    @Test("an empty query is INVALID_ARGUMENT")
+    func emptyQuery() async throws {
+        let fixture = try CollectionFixture()
+        await #expect(throws: CollectionError.self) { _ = try await fixture.plants.search(" ?! ", limit: 5, owner: "a") }
+    }
+
+    @Test("suggestions come from the person's own names, alphabetically")
+    func suggestions() async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        #expect(try await fixture.plants.suggestions(prefix: "mo", limit: 10, owner: "a") == ["Monstera deliciosa", "Monty"])
+        #expect(try await fixture.plants.suggestions(prefix: "sw", limit: 10, owner: "a") == ["Sweet basil", "Swiss cheese plant"])
+    }
+
+    @Test("statistics: totals, favourites, families, sources, added this month")
+    func statistics() async throws {
+        let fixture = try CollectionFixture()
+        try await fixture.seed()
+        let utc = TimeZone(identifier: "UTC")!
+
+        let stats = try await fixture.plants.statistics(owner: "a", timeZone: utc)
+        fixture.clock.advance(days: 40)
+        let later = try await fixture.plants.statistics(owner: "a", timeZone: utc)
+
+        #expect(stats.totalPlants == 8 && stats.favorites == 3 && stats.addedThisMonth == 8)
+        #expect(stats.plantsPerFamily["Araceae"] == 3 && stats.plantsPerFamily["Rosaceae"] == 1)
+        #expect(stats.plantsPerSource == ["on_device": 2, "plantnet": 2, "hybrid": 1, "manual": 2, "unspecified": 1])
+        #expect(later.addedThisMonth == 0 && later.totalPlants == 8)
+    }
+}
