@@ -71,6 +71,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "PlantGuideCore", swiftSettings: strict),
+        // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
+        .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
+        .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
         .target(
             name: "PlantGuideServiceKit",
             dependencies: [
@@ -117,6 +120,7 @@ let package = Package(
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport", "CZeroMQ"],
             swiftSettings: strict
         ),
+        .testTarget(name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "CImageCodecs"], swiftSettings: strict),
         .testTarget(
             name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,68 @@
+import CImageCodecs
+import Foundation
+
+/// JPEG through libjpeg-turbo's TurboJPEG API: header reads, decoding at a reduced DCT scale, and encoding.
+public enum JPEGCodec {
+    /// Width and height as stored.
+    static func size(_ bytes: UnsafeRawBufferPointer) throws -> (Int, Int) {
+        guard let handle = tjInitDecompress() else { throw ImagingError(.corrupt, "cannot start the JPEG decoder") }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        guard tjDecompressHeader3(handle, bytes.bindMemory(to: UInt8.self).baseAddress, UInt(bytes.count),
+                                  &width, &height, &subsampling, &colorspace) == 0 else {
+            throw error(handle, "header")
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes at the smallest libjpeg-turbo scale (1/8 … 1) whose long side is still at least `atLeast`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, storedWidth: Int, storedHeight: Int, atLeast: Int?) throws -> RGBImage {
+        guard let handle = tjInitDecompress() else { throw ImagingError(.corrupt, "cannot start the JPEG decoder") }
+        defer { tjDestroy(handle) }
+        var (width, height) = (storedWidth, storedHeight)
+        if let atLeast {
+            var count: Int32 = 0
+            if let factors = tjGetScalingFactors(&count) {
+                for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
+                    let w = (storedWidth * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+                    let h = (storedHeight * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+                    if max(w, h) >= atLeast && w * h < width * height { (width, height) = (w, h) }
+                }
+            }
+        }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+        let result = pixels.withUnsafeMutableBufferPointer { target in
+            tjDecompress2(handle, bytes.bindMemory(to: UInt8.self).baseAddress, UInt(bytes.count), target.baseAddress,
+                          Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue), flags)
+        }
+        guard result == 0 else { throw error(handle, "data") }
+        return RGBImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Encodes `image` as a baseline JPEG (4:2:0) of the given quality (1–100).
+    public static func encode(_ image: RGBImage, quality: Int = 82) throws -> [UInt8] {
+        guard let handle = tjInitCompress() else { throw ImagingError(.corrupt, "cannot start the JPEG encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let result = image.pixels.withUnsafeBufferPointer { source in
+            tjCompress2(handle, source.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                        &output, &size, Int32(TJSAMP_420.rawValue), Int32(min(max(quality, 1), 100)), TJFLAG_FASTDCT)
+        }
+        defer { tjFree(output) }
+        guard result == 0, let output else { throw error(handle, "encoding") }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    private static func error(_ handle: tjhandle, _ stage: String) -> ImagingError {
+        let text = String(cString: tjGetErrorStr2(handle))
+        if text.lowercased().contains("premature end") {
+            return ImagingError(.truncated, "the JPEG is truncated")
+        }
+        return ImagingError(.corrupt, "the JPEG is damaged (\(stage): \(text))")
+    }
+}
