@@ -74,6 +74,8 @@ let package = Package(
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
+        // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(
             name: "PlantGuideServiceKit",
             dependencies: [
@@ -109,7 +111,7 @@ let package = Package(
         ),
         .target(
             name: "PlantGuideTestSupport",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideImaging", "CImageCodecs"],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
             resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
@@ -120,7 +122,8 @@ let package = Package(
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport", "CZeroMQ"],
             swiftSettings: strict
         ),
-        .testTarget(name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "CImageCodecs"], swiftSettings: strict),
+        .testTarget(
+            name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -154,6 +157,7 @@ let package = Package(
         + service(
             "Collection", executable: "CollectionService",
             extra: [
+                "PlantGuideImaging", "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])

@@ -6,8 +6,10 @@ import PlantGuideRPC
 
 /// Configuration of plantguide-collection.
 public struct CollectionConfiguration: Sendable {
-    /// Holds `collection.sqlite` and the photo store.
+    /// Holds `collection.sqlite` and the photo files (`photos/`).
     public var dataDirectory: URL
+    /// Largest photo accepted, in bytes. Default 15 MiB.
+    public var maxPhotoBytes: Int = 15 << 20
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 
@@ -21,10 +23,11 @@ public struct CollectionConfiguration: Sendable {
 /// The RPC methods of plantguide-collection (see `Protos/plantguide/collection/v1/collection.proto`).
 ///
 /// Every method reads the caller from the "plantguide-user-id" metadata (UNAUTHENTICATED without it) and sees only
-/// that user's rows. Not built yet: photos (PutPhoto, GetPhoto) and export/import, which answer UNIMPLEMENTED.
+/// that user's rows. Not built yet: export and import, which answer UNIMPLEMENTED.
 public struct CollectionRPCService: RPCService {
     public let plants: PlantStore
     public let history: HistoryStore
+    public let photos: PhotoStore
     private let logger: Logger
 
     /// Opens (creating and migrating) the database in the data folder.
@@ -32,6 +35,9 @@ public struct CollectionRPCService: RPCService {
         let database = try CollectionDatabase.open(path: configuration.databasePath)
         plants = PlantStore(writer: database, now: configuration.now)
         history = HistoryStore(writer: database)
+        photos = PhotoStore(
+            writer: database, folder: configuration.dataDirectory.appendingPathComponent("photos", isDirectory: true),
+            maxBytes: configuration.maxPhotoBytes, now: configuration.now)
         self.logger = logger
     }
 
@@ -39,6 +45,7 @@ public struct CollectionRPCService: RPCService {
         typealias Methods = Plantguide_Collection_V1_CollectionService
         let plants = self.plants
         let history = self.history
+        let photos = self.photos
 
         router.register(Methods.addPlant) { request, context in
             let (plant, created) = try await Self.run { try await plants.add(request.plant, owner: try context.requireUserID()) }
@@ -59,6 +66,7 @@ public struct CollectionRPCService: RPCService {
         }
         router.register(Methods.deletePlant) { request, context in
             let (deleted, orphaned) = try await Self.run { try await plants.delete(id: request.id, owner: try context.requireUserID()) }
+            photos.removeFiles(of: orphaned)
             return .with {
                 $0.deleted = deleted
                 $0.photosRemoved = UInt32(orphaned.count)
@@ -91,6 +99,25 @@ public struct CollectionRPCService: RPCService {
             let zone = request.timeZone.isEmpty ? TimeZone(identifier: "UTC") : TimeZone(identifier: request.timeZone)
             guard let zone else { throw RPCError(.invalidArgument, "unknown time zone '\(request.timeZone)'") }
             return try await Self.run { try await plants.statistics(owner: try context.requireUserID(), timeZone: zone) }
+        }
+        router.register(Methods.putPhoto) { request, context in
+            let (photo, deduplicated) = try await Self.run {
+                try await photos.put(request.data, kind: request.kind, plantID: request.plantID, owner: try context.requireUserID())
+            }
+            return .with {
+                $0.photo = photo
+                $0.deduplicated = deduplicated
+            }
+        }
+        router.register(Methods.getPhoto) { request, context in
+            let (data, mediaType, sha) = try await Self.run {
+                try await photos.get(sha: request.sha256, thumbnailSize: Int(request.thumbnailSize), owner: try context.requireUserID())
+            }
+            return .with {
+                $0.data = data
+                $0.mediaType = mediaType
+                $0.contentSha256 = sha
+            }
         }
         router.register(Methods.addIdentification) { request, context in
             let (record, created) = try await Self.run { try await history.add(request.identification, owner: try context.requireUserID()) }
@@ -128,6 +155,7 @@ public struct CollectionRPCService: RPCService {
         }
         router.register(Methods.deleteUserData) { _, context in
             let (count, orphaned) = try await Self.run { try await plants.deleteAll(owner: try context.requireUserID()) }
+            photos.removeFiles(of: orphaned)
             return .with {
                 $0.plantsDeleted = UInt32(count)
                 $0.photosRemoved = UInt32(orphaned.count)

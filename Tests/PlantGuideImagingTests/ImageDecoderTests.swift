@@ -1,5 +1,6 @@
 import Foundation
 import PlantGuideImaging
+import PlantGuideTestSupport
 import Testing
 
 @Suite("Decoding photos")

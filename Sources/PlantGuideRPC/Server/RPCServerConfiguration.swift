@@ -4,8 +4,9 @@ public struct RPCServerConfiguration: Sendable {
     public var bindEndpoint: String
     /// Largest request accepted, in bytes; larger ones get RESOURCE_EXHAUSTED. Default 16 MiB (a phone photo).
     public var maxMessageSize: Int = 16 << 20
-    /// Requests larger than this are refused by libzmq itself, which drops the connection (a memory guard).
-    /// Default: twice `maxMessageSize`.
+    /// Requests larger than this are refused by libzmq itself, which drops the connection (a memory guard);
+    /// between `maxMessageSize` and this the caller gets a proper RESOURCE_EXHAUSTED. Default: twice
+    /// `maxMessageSize`, at least 128 MiB.
     public var transportMessageSizeLimit: Int?
     /// Handlers running at once; more calls wait in a queue. Default 256.
     public var maxConcurrentCalls: Int = 256
@@ -34,5 +35,7 @@ public struct RPCServerConfiguration: Sendable {
         case ioThread
     }
 
-    var effectiveTransportLimit: Int { transportMessageSizeLimit ?? maxMessageSize.multipliedReportingOverflow(by: 2).partialValue }
+    var effectiveTransportLimit: Int {
+        transportMessageSizeLimit ?? max(maxMessageSize.multipliedReportingOverflow(by: 2).partialValue, 128 << 20)
+    }
 }

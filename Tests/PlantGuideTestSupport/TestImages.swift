@@ -3,9 +3,9 @@ import Foundation
 import PlantGuideImaging
 
 /// Images made by the real encoders, for decoder tests.
-enum TestImages {
+public enum TestImages {
     /// Left half red, right half blue.
-    static func halves(width: Int, height: Int) -> RGBImage {
+    public static func halves(width: Int, height: Int) -> RGBImage {
         var pixels = [UInt8]()
         pixels.reserveCapacity(width * height * 3)
         for _ in 0..<height {
@@ -15,7 +15,7 @@ enum TestImages {
     }
 
     /// A smooth gradient, like a photo's sky (compresses realistically).
-    static func gradient(width: Int, height: Int) -> RGBImage {
+    public static func gradient(width: Int, height: Int) -> RGBImage {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -28,9 +28,9 @@ enum TestImages {
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
-    static func jpeg(_ image: RGBImage) throws -> Data { Data(try JPEGCodec.encode(image, quality: 90)) }
+    public static func jpeg(_ image: RGBImage) throws -> Data { Data(try JPEGCodec.encode(image, quality: 90)) }
 
-    static func png(_ image: RGBImage) -> Data {
+    public static func png(_ image: RGBImage) -> Data {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         png.width = UInt32(image.width)
@@ -43,7 +43,7 @@ enum TestImages {
         return Data(out.prefix(size))
     }
 
-    static func webp(_ image: RGBImage) -> Data {
+    public static func webp(_ image: RGBImage) -> Data {
         var output: UnsafeMutablePointer<UInt8>?
         let size = WebPEncodeRGB(image.pixels, Int32(image.width), Int32(image.height), Int32(image.width * 3), 90, &output)
         defer { WebPFree(output) }
@@ -51,7 +51,7 @@ enum TestImages {
     }
 
     /// `jpeg` with an EXIF APP1 segment saying `orientation`, inserted after SOI.
-    static func withOrientation(_ jpeg: Data, _ orientation: UInt8) -> Data {
+    public static func withOrientation(_ jpeg: Data, _ orientation: UInt8) -> Data {
         let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]
         let payload = Array("Exif".utf8) + [0, 0] + tiff
         let segment: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
@@ -59,7 +59,7 @@ enum TestImages {
     }
 
     /// A valid PNG signature and IHDR declaring `width` × `height`, and nothing else: a decompression bomb's header.
-    static func pngHeader(width: UInt32, height: UInt32) -> Data {
+    public static func pngHeader(width: UInt32, height: UInt32) -> Data {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         for value in [width, height] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
         bytes += [8, 2, 0, 0, 0, 0, 0, 0, 0]  // depth 8, RGB, then a (wrong) CRC

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import PlantGuideImaging
+import PlantGuideProtos
+
+/// Stores and serves photos of plants: validated by decoding, deduplicated by content, with thumbnails made
+/// once at upload. Access goes through the owner's plants: a photo is visible only to owners with a plant
+/// showing it.
+public struct PhotoStore: Sendable {
+    public typealias Photo = Plantguide_Collection_V1_Photo
+
+    let writer: any DatabaseWriter
+    let files: PhotoFiles
+    /// Largest photo accepted, in bytes. Default 15 MiB.
+    let maxBytes: Int
+    let now: @Sendable () -> Date
+
+    public init(writer: any DatabaseWriter, folder: URL, maxBytes: Int = 15 << 20, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.writer = writer
+        files = PhotoFiles(root: folder)
+        self.maxBytes = maxBytes
+        self.now = now
+    }
+
+    /// Stores `data` as a photo of plant `plantID`.
+    /// - Returns: the photo, and whether the owner had these bytes already.
+    /// - Throws: INVALID_ARGUMENT saying what is wrong with the image (empty, not an image, truncated, damaged,
+    ///   too many pixels, too many bytes); NOT_FOUND for another owner's or a missing plant.
+    public func put(_ data: Data, kind: Plantguide_Collection_V1_PhotoKind, plantID: String, owner: String) async throws -> (photo: Photo, deduplicated: Bool) {
+        guard data.count <= maxBytes else {
+            throw CollectionError(.invalidArgument, "the photo is \(data.count) bytes; the limit is \(maxBytes) bytes")
+        }
+        guard try await writer.read({ db in try PlantStore.fetch(db, owner: owner, id: plantID) }) != nil else {
+            throw CollectionError(.notFound, "no plant \(plantID)")
+        }
+        let sha = ContentHash.sha256(data)
+        let info: ImageDecoder.Info
+        do {
+            info = try ImageDecoder.inspect(data)
+            if try await !isStored(sha) { try makeFiles(data, sha: sha, info: info) }
+        } catch let error as ImagingError {
+            throw CollectionError(.invalidArgument, error.message)
+        }
+        let time = now().timeIntervalSince1970
+        return try await writer.write { db in
+            let hadIt = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plantPhoto WHERE ownerID = ? AND sha256 = ?)",
+                                          arguments: [owner, sha]) ?? false
+            try db.execute(sql: "INSERT OR IGNORE INTO photo VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [sha, info.format.mediaType, data.count, info.width, info.height, time])
+            try db.execute(sql: "INSERT OR IGNORE INTO plantPhoto VALUES (?, ?, ?, ?, ?)",
+                           arguments: [owner, plantID, sha, (kind == .unspecified ? .captured : kind).rawValue, time])
+            let photo = try PhotoRows.photos(db, owner: owner, plantID: plantID).first { $0.sha256 == sha }!
+            return (photo, hadIt)
+        }
+    }
+
+    /// The original (`thumbnailSize` 0) or a thumbnail (256 or 1024) of a photo the owner can see.
+    public func get(sha: String, thumbnailSize: Int, owner: String) async throws -> (data: Data, mediaType: String, contentSHA256: String) {
+        guard ContentHash.isValid(sha) else { throw CollectionError(.invalidArgument, "sha256 must be 64 lower-case hex digits") }
+        guard thumbnailSize == 0 || PhotoFiles.thumbnailSizes.contains(thumbnailSize) else {
+            throw CollectionError(.invalidArgument, "thumbnail_size must be 0, 256 or 1024")
+        }
+        let mediaType = try await writer.read { db in
+            try String.fetchOne(db, sql: """
+                SELECT photo.mediaType FROM plantPhoto JOIN photo USING (sha256) WHERE plantPhoto.ownerID = ? AND sha256 = ? LIMIT 1
+                """, arguments: [owner, sha])
+        }
+        guard let mediaType else { throw CollectionError(.notFound, "no photo \(sha)") }
+        if thumbnailSize == 0 {
+            let data = try Data(contentsOf: files.original(sha, mediaType: mediaType))
+            return (data, mediaType, sha)
+        }
+        let data = try Data(contentsOf: files.thumbnail(sha, size: thumbnailSize))
+        return (data, "image/jpeg", ContentHash.sha256(data))
+    }
+
+    /// Deletes the files of photos no plant shows any more (after the transaction that unlinked them).
+    public func removeFiles(of shas: [String]) {
+        for sha in shas { files.remove(sha) }
+    }
+
+    private func isStored(_ sha: String) async throws -> Bool {
+        try await writer.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE sha256 = ?)", arguments: [sha]) ?? false }
+    }
+
+    /// Decodes once at the largest thumbnail size, makes every thumbnail, and writes them and the original.
+    private func makeFiles(_ data: Data, sha: String, info: ImageDecoder.Info) throws {
+        let largest = PhotoFiles.thumbnailSizes.max()!
+        let decoded = try ImageDecoder.decode(data, maxLongSide: largest)
+        for size in PhotoFiles.thumbnailSizes {
+            let fitted = decoded.fittingSize(longSide: size)
+            let jpeg = try JPEGCodec.encode(decoded.resized(width: fitted.width, height: fitted.height))
+            try files.write(Data(jpeg), to: files.thumbnail(sha, size: size))
+        }
+        try files.write(data, to: files.original(sha, mediaType: info.format.mediaType))
+    }
+}
