@@ -10,6 +10,8 @@ public struct CollectionConfiguration: Sendable {
     public var dataDirectory: URL
     /// Largest photo accepted, in bytes. Default 15 MiB.
     public var maxPhotoBytes: Int = 15 << 20
+    /// Largest export archive sent, in bytes (it must fit one RPC message). Default 16 MiB less 64 KiB.
+    public var maxArchiveBytes: Int = (16 << 20) - (64 << 10)
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 
@@ -23,11 +25,13 @@ public struct CollectionConfiguration: Sendable {
 /// The RPC methods of plantguide-collection (see `Protos/plantguide/collection/v1/collection.proto`).
 ///
 /// Every method reads the caller from the "plantguide-user-id" metadata (UNAUTHENTICATED without it) and sees only
-/// that user's rows. Not built yet: export and import, which answer UNIMPLEMENTED.
+/// that user's rows.
 public struct CollectionRPCService: RPCService {
     public let plants: PlantStore
     public let history: HistoryStore
     public let photos: PhotoStore
+    public let archiver: CollectionArchiver
+    private let maxArchiveBytes: Int
     private let logger: Logger
 
     /// Opens (creating and migrating) the database in the data folder.
@@ -38,6 +42,8 @@ public struct CollectionRPCService: RPCService {
         photos = PhotoStore(
             writer: database, folder: configuration.dataDirectory.appendingPathComponent("photos", isDirectory: true),
             maxBytes: configuration.maxPhotoBytes, now: configuration.now)
+        archiver = CollectionArchiver(writer: database, photos: photos, now: configuration.now)
+        maxArchiveBytes = configuration.maxArchiveBytes
         self.logger = logger
     }
 
@@ -46,6 +52,8 @@ public struct CollectionRPCService: RPCService {
         let plants = self.plants
         let history = self.history
         let photos = self.photos
+        let archiver = self.archiver
+        let maxArchiveBytes = self.maxArchiveBytes
 
         router.register(Methods.addPlant) { request, context in
             let (plant, created) = try await Self.run { try await plants.add(request.plant, owner: try context.requireUserID()) }
@@ -151,6 +159,24 @@ public struct CollectionRPCService: RPCService {
             return .with {
                 $0.events = events
                 $0.nextPageToken = next
+            }
+        }
+        router.register(Methods.exportCollection) { _, context in
+            let archive = try await Self.run { try await archiver.export(owner: try context.requireUserID()) }
+            guard archive.count <= maxArchiveBytes else {
+                throw RPCError(.resourceExhausted, "the archive is \(archive.count) bytes, more than the \(maxArchiveBytes) one message carries")
+            }
+            return .with {
+                $0.archive = archive
+                $0.exportedAt = .init(date: Date())
+            }
+        }
+        router.register(Methods.importCollection) { request, context in
+            let (imported, unchanged, photos) = try await Self.run { try await archiver.import(request.archive, owner: try context.requireUserID()) }
+            return .with {
+                $0.plantsImported = UInt32(imported)
+                $0.plantsUnchanged = UInt32(unchanged)
+                $0.photosImported = UInt32(photos)
             }
         }
         router.register(Methods.deleteUserData) { _, context in

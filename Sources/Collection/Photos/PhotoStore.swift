@@ -79,6 +79,16 @@ public struct PhotoStore: Sendable {
         for sha in shas { files.remove(sha) }
     }
 
+    /// Makes the files of a validated photo unless they exist (import).
+    func storeFiles(_ data: Data, sha: String) async throws {
+        guard try await !isStored(sha) else { return }
+        do {
+            try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data))
+        } catch let error as ImagingError {
+            throw CollectionError(.invalidArgument, "photo \(sha): \(error.message)")
+        }
+    }
+
     private func isStored(_ sha: String) async throws -> Bool {
         try await writer.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE sha256 = ?)", arguments: [sha]) ?? false }
     }

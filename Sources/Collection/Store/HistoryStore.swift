@@ -21,20 +21,13 @@ public struct HistoryStore: Sendable {
         guard record.topResults.count <= 50 else { throw CollectionError(.invalidArgument, "at most 50 top results") }
         if record.hasLatitude, !(-90...90).contains(record.latitude) { throw CollectionError(.invalidArgument, "latitude out of range") }
         if record.hasLongitude, !(-180...180).contains(record.longitude) { throw CollectionError(.invalidArgument, "longitude out of range") }
-        let results = try Plantguide_Collection_V1_IdentificationRecord.with { $0.topResults = record.topResults }.serializedData()
-        let when = record.hasIdentifiedAt ? PlantRow.seconds(record.identifiedAt) : Date().timeIntervalSince1970
-        return try await writer.write { db in
+        var record = record
+        if !record.hasIdentifiedAt { record.identifiedAt = Google_Protobuf_Timestamp(date: Date()) }
+        return try await writer.write { [record] db in
             if !record.plantID.isEmpty, try Self.plantMissing(db, owner: owner, id: record.plantID) {
                 throw CollectionError(.notFound, "no plant \(record.plantID)")
             }
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO identification
-                    (ownerID, id, plantID, identifiedAt, source, confidence, topResults, latitude, longitude, photoSHA256)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [owner, record.id, record.plantID.isEmpty ? nil : record.plantID, when,
-                                 record.source.rawValue, record.confidence, results,
-                                 record.hasLatitude ? record.latitude : nil, record.hasLongitude ? record.longitude : nil,
-                                 record.photoSha256])
+            try Self.insert(db, record, owner: owner)
             let created = db.changesCount > 0
             let stored = try Row.fetchOne(db, sql: "SELECT * FROM identification WHERE ownerID = ? AND id = ?", arguments: [owner, record.id])!
             return (try Self.identification(stored), created)
@@ -58,14 +51,13 @@ public struct HistoryStore: Sendable {
         guard !event.id.isEmpty, event.id.count <= 200 else { throw CollectionError(.invalidArgument, "id must be 1 to 200 characters") }
         guard event.kind != .unspecified else { throw CollectionError(.invalidArgument, "kind is required") }
         guard event.note.count <= PlantStore.maxTextLength else { throw CollectionError(.invalidArgument, "note is too long") }
-        let when = event.hasOccurredAt ? PlantRow.seconds(event.occurredAt) : Date().timeIntervalSince1970
-        return try await writer.write { db in
+        var event = event
+        if !event.hasOccurredAt { event.occurredAt = Google_Protobuf_Timestamp(date: Date()) }
+        return try await writer.write { [event] db in
             guard try !Self.plantMissing(db, owner: owner, id: event.plantID) else {
                 throw CollectionError(.notFound, "no plant \(event.plantID)")
             }
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO journalEvent (ownerID, id, plantID, kind, occurredAt, note) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [owner, event.id, event.plantID, event.kind.rawValue, when, event.note])
+            try Self.insert(db, event, owner: owner)
             let created = db.changesCount > 0
             let stored = try Row.fetchOne(db, sql: "SELECT * FROM journalEvent WHERE ownerID = ? AND id = ?", arguments: [owner, event.id])!
             return (Self.event(stored), created)
@@ -82,6 +74,32 @@ public struct HistoryStore: Sendable {
                 """, arguments: [owner, plantID, size + 1, offset])
             return (rows.prefix(size).map(Self.event), rows.count > size ? "o\(offset + size)" : "")
         }
+    }
+
+    /// Inserts an identification unless its id exists (import; references checked by the caller).
+    static func insert(_ db: Database, _ record: Identification, owner: String) throws {
+        let results = try Identification.with { $0.topResults = record.topResults }.serializedData()
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO identification
+                (ownerID, id, plantID, identifiedAt, source, confidence, topResults, latitude, longitude, photoSHA256)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [owner, record.id, record.plantID.isEmpty ? nil : record.plantID, PlantRow.seconds(record.identifiedAt),
+                             record.source.rawValue, record.confidence, results,
+                             record.hasLatitude ? record.latitude : nil, record.hasLongitude ? record.longitude : nil, record.photoSha256])
+    }
+
+    /// Inserts a journal event unless its id exists (import).
+    static func insert(_ db: Database, _ event: JournalEvent, owner: String) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO journalEvent (ownerID, id, plantID, kind, occurredAt, note) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [owner, event.id, event.plantID, event.kind.rawValue, PlantRow.seconds(event.occurredAt), event.note])
+    }
+
+    static func allIdentifications(_ db: Database, owner: String) throws -> [Identification] {
+        try Row.fetchAll(db, sql: "SELECT * FROM identification WHERE ownerID = ? ORDER BY identifiedAt, id", arguments: [owner]).map(identification)
+    }
+
+    static func allEvents(_ db: Database, owner: String) throws -> [JournalEvent] {
+        try Row.fetchAll(db, sql: "SELECT * FROM journalEvent WHERE ownerID = ? ORDER BY occurredAt, id", arguments: [owner]).map(event)
     }
 
     private static func plantMissing(_ db: Database, owner: String, id: String) throws -> Bool {

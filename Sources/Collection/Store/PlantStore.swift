@@ -34,15 +34,7 @@ public struct PlantStore: Sendable {
                 }
                 return (existing, false)
             }
-            var columns = PlantRow.editableColumns(plant)
-            columns["ownerID"] = owner
-            columns["id"] = plant.id
-            columns["addedAt"] = time
-            columns["updatedAt"] = time
-            let names = Array(columns.keys)
-            try db.execute(
-                sql: "INSERT INTO plant (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-                arguments: StatementArguments(names.map { columns[$0]! }))
+            try Self.insert(db, plant, owner: owner, addedAt: time, updatedAt: time)
             return (try Self.fetch(db, owner: owner, id: plant.id)!, true)
         }
     }
@@ -116,6 +108,19 @@ public struct PlantStore: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Inserts a plant row (validated by the caller).
+    static func insert(_ db: Database, _ plant: Plant, owner: String, addedAt: Double, updatedAt: Double) throws {
+        var columns = PlantRow.editableColumns(plant)
+        columns["ownerID"] = owner
+        columns["id"] = plant.id
+        columns["addedAt"] = addedAt
+        columns["updatedAt"] = updatedAt
+        let names = Array(columns.keys)
+        try db.execute(
+            sql: "INSERT INTO plant (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments(names.map { columns[$0]! }))
+    }
 
     private static func removeOrphanPhotos(_ db: Database, candidates: [String]) throws -> [String] {
         var orphaned: [String] = []

@@ -440,6 +440,72 @@ public nonisolated struct Plantguide_Collection_V1_JournalEvent: Sendable {
   fileprivate var _occurredAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
+/// The manifest of an export archive (`manifest.json`, in the proto3 JSON mapping of this message). The archive
+/// is a POSIX tar stream holding `manifest.json` first and then `photos/<sha256>` for every photo listed.
+public nonisolated struct Plantguide_Collection_V1_CollectionArchive: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1 for this layout.
+  public var version: UInt32 = 0
+
+  public var exportedAt: SwiftProtobuf.Google_Protobuf_Timestamp {
+    get {_exportedAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
+    set {_exportedAt = newValue}
+  }
+  /// Returns true if `exportedAt` has been explicitly set.
+  public var hasExportedAt: Bool {self._exportedAt != nil}
+  /// Clears the value of `exportedAt`. Subsequent reads from it will return its default value.
+  public mutating func clearExportedAt() {self._exportedAt = nil}
+
+  /// The plants, with `photos` left empty (see `photos` below).
+  public var plants: [Plantguide_Collection_V1_Plant] = []
+
+  public var identifications: [Plantguide_Collection_V1_IdentificationRecord] = []
+
+  public var journal: [Plantguide_Collection_V1_JournalEvent] = []
+
+  public var photos: [Plantguide_Collection_V1_ArchivedPhoto] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _exportedAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
+}
+
+/// A photo in an archive and the plants that show it.
+public nonisolated struct Plantguide_Collection_V1_ArchivedPhoto: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var sha256: String = String()
+
+  public var mediaType: String = String()
+
+  public var links: [Plantguide_Collection_V1_PhotoLink] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Collection_V1_PhotoLink: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var plantID: String = String()
+
+  public var kind: Plantguide_Collection_V1_PhotoKind = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "plantguide.collection.v1"
@@ -868,6 +934,140 @@ nonisolated extension Plantguide_Collection_V1_JournalEvent: SwiftProtobuf.Messa
     if lhs.kind != rhs.kind {return false}
     if lhs._occurredAt != rhs._occurredAt {return false}
     if lhs.note != rhs.note {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Collection_V1_CollectionArchive: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CollectionArchive"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}exported_at\0\u{1}plants\0\u{1}identifications\0\u{1}journal\0\u{1}photos\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.version) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._exportedAt) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.plants) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.identifications) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.journal) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.photos) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.version != 0 {
+      try visitor.visitSingularUInt32Field(value: self.version, fieldNumber: 1)
+    }
+    try { if let v = self._exportedAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if !self.plants.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.plants, fieldNumber: 3)
+    }
+    if !self.identifications.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.identifications, fieldNumber: 4)
+    }
+    if !self.journal.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.journal, fieldNumber: 5)
+    }
+    if !self.photos.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.photos, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Collection_V1_CollectionArchive, rhs: Plantguide_Collection_V1_CollectionArchive) -> Bool {
+    if lhs.version != rhs.version {return false}
+    if lhs._exportedAt != rhs._exportedAt {return false}
+    if lhs.plants != rhs.plants {return false}
+    if lhs.identifications != rhs.identifications {return false}
+    if lhs.journal != rhs.journal {return false}
+    if lhs.photos != rhs.photos {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Collection_V1_ArchivedPhoto: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ArchivedPhoto"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{3}media_type\0\u{1}links\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.sha256) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.mediaType) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.links) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sha256.isEmpty {
+      try visitor.visitSingularStringField(value: self.sha256, fieldNumber: 1)
+    }
+    if !self.mediaType.isEmpty {
+      try visitor.visitSingularStringField(value: self.mediaType, fieldNumber: 2)
+    }
+    if !self.links.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.links, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Collection_V1_ArchivedPhoto, rhs: Plantguide_Collection_V1_ArchivedPhoto) -> Bool {
+    if lhs.sha256 != rhs.sha256 {return false}
+    if lhs.mediaType != rhs.mediaType {return false}
+    if lhs.links != rhs.links {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Collection_V1_PhotoLink: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotoLink"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}plant_id\0\u{1}kind\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.plantID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.plantID.isEmpty {
+      try visitor.visitSingularStringField(value: self.plantID, fieldNumber: 1)
+    }
+    if self.kind != .unspecified {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Collection_V1_PhotoLink, rhs: Plantguide_Collection_V1_PhotoLink) -> Bool {
+    if lhs.plantID != rhs.plantID {return false}
+    if lhs.kind != rhs.kind {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
