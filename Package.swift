@@ -104,6 +104,9 @@ let package = Package(
             dependencies: [
                 "PlantGuideRPC",
                 "PlantGuideProtos",
+                "Collection",
+                "PlantGuideImaging",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-bench",
         abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
-        subcommands: [Serve.self, Run.self, Call.self])
+        subcommands: [Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self])
 }
 
 /// The echo method the benchmark calls: a GetPhotoResponse's `data` bytes sent and returned unchanged.
@@ -111,8 +111,16 @@ struct Call: AsyncParsableCommand {
     @Option(help: "Seconds to measure.") var duration = 3.0
     @Option(help: "Seconds to warm up first.") var warmup = 1.0
     @Option(help: "Name to report the results under.") var label: String
+    @Option(name: [.customShort("H"), .long], help: "Metadata 'key: value', repeatable.") var header: [String] = []
 
     func run() async throws {
+        var metadata: [String: String] = [:]
+        for entry in header {
+            let parts = entry.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw ValidationError("metadata '\(entry)' is not 'key: value'") }
+            metadata[parts[0].lowercased()] = parts[1]
+        }
+        let options = RPCCallOptions(metadata: metadata)
         guard let known = PlantGuideMethods.all.first(where: { $0.path == method }) else {
             throw ValidationError("\(method) is not a method of the contract")
         }
@@ -121,7 +129,7 @@ struct Call: AsyncParsableCommand {
         defer { client.close() }
         let path = method
         let call: @Sendable () async throws -> Void = {
-            _ = try await client.call(path: path, payload: payload, isIdempotent: known.isIdempotent)
+            _ = try await client.call(path: path, payload: payload, isIdempotent: known.isIdempotent, options: options)
         }
         try await call()
         _ = try await closedLoop(inflight: inflight, seconds: warmup, call)

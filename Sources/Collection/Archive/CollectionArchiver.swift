@@ -20,6 +20,15 @@ public struct CollectionArchiver: Sendable {
         self.now = now
     }
 
+    /// An archive holding `plants` only, for tools that load collections (benchmarks, migrations from elsewhere).
+    public static func archive(of plants: [Plantguide_Collection_V1_Plant], modified: Date = Date()) throws -> Data {
+        let manifest = Archive.with {
+            $0.version = 1
+            $0.plants = plants
+        }
+        return TarArchive.write([.init(name: "manifest.json", data: try manifest.jsonUTF8Data())], modified: modified)
+    }
+
     /// The archive of everything `owner` has.
     public func export(owner: String) async throws -> Data {
         var archive = try await writer.read { db in try Self.manifest(db, owner: owner) }

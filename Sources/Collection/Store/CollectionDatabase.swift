@@ -5,7 +5,9 @@ import GRDB
 ///
 /// v1 holds the records: plants, photos and their links to plants, identifications and the care journal, all
 /// scoped by owner. v2 adds the full-text index over plants (FTS5, diacritic-insensitive, prefix-indexed) and
-/// fills it from existing rows, so a database written by v1 gains search when it is opened.
+/// fills it from existing rows, so a database written by v1 gains search when it is opened. v3 rebuilds that index
+/// with the owner as its first column (a single token, `o` + hex of the user id), so that a search reads one
+/// person's postings instead of everyone's.
 public enum CollectionDatabase {
     /// Opens (creating and migrating) the database at `path`.
     public static func open(path: String) throws -> DatabasePool {
@@ -116,6 +118,35 @@ public enum CollectionDatabase {
                     VALUES (new.rowid, new.displayName, new.commonNames, new.scientificName, new.family, new.location, new.notes);
                 END;
                 INSERT INTO plantSearch(plantSearch) VALUES ('rebuild');
+                """)
+        }
+        migrator.registerMigration("v3: owner-scoped plant search") { db in
+            let columns = "displayName, commonNames, scientificName, family, location, notes"
+            let old = "old.displayName, old.commonNames, old.scientificName, old.family, old.location, old.notes"
+            let new = "new.displayName, new.commonNames, new.scientificName, new.family, new.location, new.notes"
+            try db.execute(sql: """
+                DROP TRIGGER plantSearchInsert;
+                DROP TRIGGER plantSearchDelete;
+                DROP TRIGGER plantSearchUpdate;
+                DROP TABLE plantSearch;
+                CREATE VIRTUAL TABLE plantSearch USING fts5(
+                    owner, \(columns),
+                    content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'
+                );
+                CREATE TRIGGER plantSearchInsert AFTER INSERT ON plant BEGIN
+                    INSERT INTO plantSearch(rowid, owner, \(columns)) VALUES (new.rowid, 'o' || lower(hex(new.ownerID)), \(new));
+                END;
+                CREATE TRIGGER plantSearchDelete AFTER DELETE ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, owner, \(columns))
+                    VALUES ('delete', old.rowid, 'o' || lower(hex(old.ownerID)), \(old));
+                END;
+                CREATE TRIGGER plantSearchUpdate AFTER UPDATE ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, owner, \(columns))
+                    VALUES ('delete', old.rowid, 'o' || lower(hex(old.ownerID)), \(old));
+                    INSERT INTO plantSearch(rowid, owner, \(columns)) VALUES (new.rowid, 'o' || lower(hex(new.ownerID)), \(new));
+                END;
+                INSERT INTO plantSearch(rowid, owner, \(columns))
+                    SELECT rowid, 'o' || lower(hex(ownerID)), \(columns) FROM plant;
                 """)
         }
         return migrator

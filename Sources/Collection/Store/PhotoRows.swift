@@ -7,21 +7,30 @@ enum PhotoRows {
 
     /// The photos of one plant, newest first.
     static func photos(_ db: Database, owner: String, plantID: String) throws -> [Photo] {
-        try Row.fetchAll(db, sql: """
-            SELECT photo.*, plantPhoto.kind, plantPhoto.addedAt AS linkedAt FROM plantPhoto
+        try photos(db, owner: owner, plantIDs: [plantID])[plantID] ?? []
+    }
+
+    /// The photos of several plants (one query for a page), newest first, by plant id.
+    static func photos(_ db: Database, owner: String, plantIDs: [String]) throws -> [String: [Photo]] {
+        guard !plantIDs.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT photo.*, plantPhoto.plantID, plantPhoto.kind, plantPhoto.addedAt AS linkedAt FROM plantPhoto
             JOIN photo USING (sha256)
-            WHERE plantPhoto.ownerID = ? AND plantPhoto.plantID = ?
+            WHERE plantPhoto.ownerID = ? AND plantPhoto.plantID IN (\(plantIDs.map { _ in "?" }.joined(separator: ", ")))
             ORDER BY plantPhoto.addedAt DESC, photo.sha256
-            """, arguments: [owner, plantID]).map { row in
-            var photo = Photo()
-            photo.sha256 = row["sha256"]
-            photo.kind = .init(rawValue: row["kind"]) ?? .unspecified
-            photo.sizeBytes = row["sizeBytes"]
-            photo.mediaType = row["mediaType"]
-            photo.width = row["width"]
-            photo.height = row["height"]
-            photo.addedAt = PlantRow.timestamp(row["linkedAt"])
-            return photo
-        }
+            """, arguments: StatementArguments([owner] + plantIDs))
+        return Dictionary(grouping: rows, by: { $0["plantID"] as String }).mapValues { $0.map(photo) }
+    }
+
+    private static func photo(_ row: Row) -> Photo {
+        var photo = Photo()
+        photo.sha256 = row["sha256"]
+        photo.kind = .init(rawValue: row["kind"]) ?? .unspecified
+        photo.sizeBytes = row["sizeBytes"]
+        photo.mediaType = row["mediaType"]
+        photo.width = row["width"]
+        photo.height = row["height"]
+        photo.addedAt = PlantRow.timestamp(row["linkedAt"])
+        return photo
     }
 }

@@ -55,8 +55,9 @@ enum PlantRow {
         String(decoding: (try? JSONEncoder().encode(names)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
+    /// JSONSerialization rather than JSONDecoder: on Linux it is several times faster, and lists read this per row.
     static func decodeNames(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
     }
 
     static func timestamp(_ seconds: Double) -> Google_Protobuf_Timestamp {

@@ -30,25 +30,28 @@ extension PlantStore {
                 """, arguments: page.arguments + [pageSize + 1])
             var response = ListResponse()
             response.totalMatching = UInt64(total)
-            for row in rows.prefix(pageSize) {
+            let shown = rows.prefix(pageSize)
+            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: shown.map { $0["id"] })
+            for row in shown {
                 var plant = PlantRow.plant(row)
-                plant.photos = try PhotoRows.photos(db, owner: owner, plantID: plant.id)
+                plant.photos = photos[plant.id] ?? []
                 response.plants.append(plant)
             }
-            if rows.count > pageSize, let last = rows.prefix(pageSize).last {
+            if rows.count > pageSize, let last = shown.last {
                 response.nextPageToken = PageCursor(key: last["sortKey"], id: last["id"], sort: request.sort, descending: descending).token
             }
             return response
         }
     }
 
-    /// The SQL expression a sort orders by (dates as numbers, names case-insensitively).
+    /// The SQL expression a sort orders by (dates as numbers, names case-insensitively), written as the indexes
+    /// of table `plant` are, so that a page reads its rows in order instead of sorting them.
     static func sortKey(_ sort: Plantguide_Collection_V1_PlantSort) -> String {
         switch sort {
         case .dateAdded, .UNRECOGNIZED: "addedAt"
         case .dateIdentified: "COALESCE(identifiedAt, 0)"
-        case .name: "lower(displayName)"
-        case .family: "lower(family)"
+        case .name: "displayName COLLATE NOCASE"
+        case .family: "family COLLATE NOCASE"
         }
     }
 }
@@ -63,7 +66,7 @@ struct PlantFilter: Sendable {
     init(_ request: PlantStore.ListRequest, owner: String) throws {
         conditions = ["ownerID = ?"]
         arguments = [owner]
-        if let match = SearchQuery.fts(request.query) {
+        if let match = SearchQuery.fts(request.query, owner: owner) {
             add("rowid IN (SELECT rowid FROM plantSearch WHERE plantSearch MATCH ?)", match)
         }
         if !request.families.isEmpty {

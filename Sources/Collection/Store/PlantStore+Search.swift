@@ -8,19 +8,22 @@ extension PlantStore {
     /// Plants of `owner` matching every word of `query` as a prefix, best first (bm25, with names weighted over
     /// family, location and notes), each with the ranges that matched.
     public func search(_ query: String, limit: Int, owner: String) async throws -> [SearchHit] {
-        guard let match = SearchQuery.fts(query) else { throw CollectionError(.invalidArgument, "query has no words") }
+        guard let match = SearchQuery.fts(query, owner: owner) else { throw CollectionError(.invalidArgument, "query has no words") }
         let words = SearchQuery.words(query)
         return try await writer.read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT plant.*, bm25(plantSearch, 4.0, 3.0, 3.0, 1.5, 1.0, 0.5) AS score
-                FROM plantSearch JOIN plant ON plant.rowid = plantSearch.rowid
-                WHERE plantSearch MATCH ? AND plant.ownerID = ?
-                ORDER BY score LIMIT ?
-                """, arguments: [match, owner, limit])
-            return try rows.map { row in
+                SELECT plant.*, ranked.score FROM (
+                    SELECT rowid, bm25(plantSearch, 0.0, 4.0, 3.0, 3.0, 1.5, 1.0, 0.5) AS score
+                    FROM plantSearch WHERE plantSearch MATCH ? ORDER BY score LIMIT ?
+                ) AS ranked JOIN plant ON plant.rowid = ranked.rowid
+                WHERE plant.ownerID = ?
+                ORDER BY ranked.score
+                """, arguments: [match, limit, owner])
+            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: rows.map { $0["id"] })
+            return rows.map { row in
                 var hit = SearchHit()
                 hit.plant = PlantRow.plant(row)
-                hit.plant.photos = try PhotoRows.photos(db, owner: owner, plantID: hit.plant.id)
+                hit.plant.photos = photos[hit.plant.id] ?? []
                 hit.rank = -(row["score"] as Double)
                 hit.matches = MatchedRanges.find(words, in: hit.plant)
                 return hit
