@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev (headers in /usr/include; no pkg-config, whose flags drag in krb5).
@@ -128,7 +129,12 @@ let package = Package(
         .testTarget(
             name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "PlantGuideCoreTests", dependencies: ["PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
+            name: "PlantGuideCoreTests",
+            dependencies: [
+                "PlantGuideCore", "PlantGuideTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "CareDataTests",
             dependencies: ["CareData", "PlantGuideCore", "PlantGuideTestSupport"],
