@@ -106,6 +106,7 @@ let package = Package(
                 "PlantGuideRPC",
                 "PlantGuideProtos",
                 "Collection",
+                "PlantGuideCore",
                 "PlantGuideImaging",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
