@@ -151,6 +151,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SchedulingTests",
+            dependencies: [
+                "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],
             swiftSettings: strict
@@ -171,6 +179,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])
-        + service("Scheduling", executable: "SchedulingService")
+        + service(
+            "Scheduling", executable: "SchedulingService",
+            extra: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ])
         + service("Gateway", executable: "GatewayService")
 )

@@ -1,29 +1,123 @@
 import Foundation
 import Logging
+import PlantGuideProtos
 import PlantGuideRPC
 
 /// Configuration of plantguide-scheduling.
 public struct SchedulingConfiguration: Sendable {
-    /// Folder holding the service's own files (its SQLite database among them).
+    /// Holds `scheduling.sqlite`.
     public var dataDirectory: URL
+    /// The current time (tests move it).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
 }
 
-/// The RPC methods of plantguide-scheduling: care scheduling (tasks, reminders, calendar).
+/// The RPC methods of plantguide-scheduling (see `Protos/plantguide/scheduling/v1/scheduling.proto`). Every method
+/// reads the caller from the "plantguide-user-id" metadata (UNAUTHENTICATED without it).
 ///
-/// Not implemented yet (issue 5): the service runs, answers health and metrics, and its own methods
-/// answer UNIMPLEMENTED.
+/// Not built yet: reminder delivery (the PUB stream and webhooks); RegisterWebhook and DeleteWebhook answer
+/// UNIMPLEMENTED.
 public struct SchedulingRPCService: RPCService {
-    public let configuration: SchedulingConfiguration
-    private let logger: Logger
+    public let store: SchedulingStore
 
-    public init(configuration: SchedulingConfiguration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
+    public init(configuration: SchedulingConfiguration, logger: Logger) throws {
+        let database = try SchedulingDatabase.open(path: configuration.dataDirectory.appendingPathComponent("scheduling.sqlite").path)
+        store = SchedulingStore(writer: database, now: configuration.now)
     }
 
-    public func registerMethods(with router: inout RPCRouter) {}
+    public func registerMethods(with router: inout RPCRouter) {
+        typealias Methods = Plantguide_Scheduling_V1_SchedulingService
+        let store = self.store
+
+        router.register(Methods.putSchedule) { request, context in
+            let (schedule, tasks) = try await Self.run { try await store.putSchedule(request.schedule, owner: try context.requireUserID()) }
+            return .with { $0.schedule = schedule; $0.tasks = tasks }
+        }
+        router.register(Methods.getSchedule) { request, context in
+            let schedule = try await Self.run { try await store.schedule(plantID: request.plantID, owner: try context.requireUserID()) }
+            return .with { $0.schedule = schedule }
+        }
+        router.register(Methods.deletePlantSchedules) { request, context in
+            let count = try await Self.run { try await store.deleteSchedules(plantID: request.plantID, owner: try context.requireUserID()) }
+            return .with { $0.tasksDeleted = UInt32(count) }
+        }
+        router.register(Methods.listTasks) { request, context in
+            let (tasks, days) = try await Self.run { try await store.list(request, owner: try context.requireUserID()) }
+            return .with {
+                $0.tasks = tasks
+                if request.view == .upcoming || request.view == .range {
+                    $0.days = days.map { day in .with { $0.date = day.0; $0.tasks = day.1 } }
+                }
+            }
+        }
+        router.register(Methods.getCalendarCounts) { request, context in
+            let counts = try await Self.run { try await store.counts(from: request.fromDate, to: request.toDate, owner: try context.requireUserID()) }
+            return .with { $0.counts = counts }
+        }
+        router.register(Methods.getBadgeCount) { _, context in
+            let (overdue, today) = try await Self.run { try await store.badge(owner: try context.requireUserID()) }
+            return .with { $0.overdue = UInt32(overdue); $0.today = UInt32(today); $0.total = UInt32(overdue + today) }
+        }
+        router.register(Methods.completeTasks) { request, context in
+            let (completed, planned) = try await Self.run {
+                try await store.complete(ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
+            }
+            return .with { $0.completed = completed; $0.planned = planned }
+        }
+        router.register(Methods.snoozeTask) { request, context in
+            var hours: UInt32?
+            var date: String?
+            switch request.until {
+            case .hours(let value)?: hours = value
+            case .date(let value)?: date = value
+            case nil: break
+            }
+            let task = try await Self.run { try await store.snooze(id: request.taskID, hours: hours, until: date, owner: try context.requireUserID()) }
+            return .with { $0.task = task }
+        }
+        router.register(Methods.skipTask) { request, context in
+            let task = try await Self.run { try await store.skip(id: request.taskID, owner: try context.requireUserID()) }
+            return .with { $0.task = task }
+        }
+        router.register(Methods.addTask) { request, context in
+            let task = try await Self.run { try await store.add(request.task, owner: try context.requireUserID()) }
+            return .with { $0.task = task }
+        }
+        router.register(Methods.recordCareEvent) { request, context in
+            let task = try await Self.run {
+                try await store.recordCareEvent(plantID: request.plantID, type: request.type,
+                                                at: request.hasOccurredAt ? request.occurredAt.date : nil, owner: try context.requireUserID())
+            }
+            return .with { if let task { $0.completed = task } }
+        }
+        router.register(Methods.getPreferences) { _, context in
+            let preferences = try await Self.run { try await store.preferences(owner: try context.requireUserID()) }
+            return .with { $0.preferences = preferences }
+        }
+        router.register(Methods.putPreferences) { request, context in
+            let (preferences, replanned) = try await Self.run { try await store.putPreferences(request.preferences, owner: try context.requireUserID()) }
+            return .with { $0.preferences = preferences; $0.remindersReplanned = UInt32(replanned) }
+        }
+        router.register(Methods.getCalendar) { request, context in
+            guard request.days <= 366 else { throw RPCError(.invalidArgument, "days must be at most 366") }
+            let ics = try await Self.run { try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID()) }
+            return .with { $0.ics = ics }
+        }
+    }
+
+    /// Runs `body`, turning `SchedulingError`s into statuses.
+    static func run<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SchedulingError {
+            switch error.code {
+            case .invalidArgument: throw RPCError(.invalidArgument, error.message)
+            case .notFound: throw RPCError(.notFound, error.message)
+            case .failedPrecondition: throw RPCError(.failedPrecondition, error.message)
+            }
+        }
+    }
 }

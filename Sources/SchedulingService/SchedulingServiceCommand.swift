@@ -19,7 +19,7 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
     func run() async throws {
         let resolved = try options.resolve(service: "scheduling", defaultBind: "tcp://127.0.0.1:7004")
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
-            [SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
+            [try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
         }
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+import PlantGuideCore
+import PlantGuideProtos
+
+extension CareInfo {
+    /// The domain care info of a schedule's wire message (the care-data service's answer, passed on by the
+    /// gateway). Unspecified values take the domain defaults.
+    init(wire: Plantguide_Caredata_V1_CareInfo) {
+        let frequency: WateringFrequency = switch wire.watering.frequency {
+        case .daily: .daily
+        case .everyOtherDay: .everyOtherDay
+        case .twiceWeekly: .twiceWeekly
+        case .biweekly: .biweekly
+        case .monthly: .monthly
+        default: .weekly
+        }
+        var watering = WateringSchedule(frequency: frequency, amount: .moderate)
+        if wire.watering.intervalDays > 0 { watering.intervalDays = Int(wire.watering.intervalDays) }
+        for adjustment in wire.watering.seasonalAdjustments {
+            let season: Season? = switch adjustment.season {
+            case .spring: .spring
+            case .summer: .summer
+            case .autumn: .autumn
+            case .winter: .winter
+            default: nil
+            }
+            if let season, adjustment.intervalMultiplier > 0 { watering.seasonalAdjustments[season] = adjustment.intervalMultiplier }
+        }
+        let fertilizerFrequency: FertilizerFrequency = switch wire.fertilizer.frequency {
+        case .none: .none
+        case .weekly: .weekly
+        case .biweekly: .biweekly
+        case .quarterly: .quarterly
+        default: .monthly
+        }
+        let months = wire.fertilizer.activeMonths.map(Int.init).filter { (1...12).contains($0) }
+        self.init(
+            scientificName: wire.scientificName, commonNames: wire.commonNames, family: wire.family, genus: wire.genus,
+            watering: watering,
+            fertilizer: FertilizerSchedule(frequency: fertilizerFrequency, type: .balancedLiquid,
+                                           activeMonths: months.isEmpty ? CareDefaults.growingMonths : months),
+            source: .default, fetchedAt: Date(timeIntervalSince1970: 0))
+    }
+}
+
+extension SchedulePreferences {
+    /// The planning preferences of the wire message; empty fields take the defaults.
+    /// - Throws: INVALID_ARGUMENT-worthy `SchedulingError` for an unknown time zone or a bad time.
+    init(wire: Plantguide_Scheduling_V1_Preferences) throws {
+        self.init()
+        if !wire.notifyTime.isEmpty {
+            guard let time = LocalTime(parsing: wire.notifyTime) else {
+                throw SchedulingError(.invalidArgument, "notify_time '\(wire.notifyTime)' is not HH:MM")
+            }
+            notifyTime = time
+        }
+        if !wire.timeZone.isEmpty {
+            guard let zone = TimeZone(identifier: wire.timeZone) else {
+                throw SchedulingError(.invalidArgument, "unknown time zone '\(wire.timeZone)'")
+            }
+            timeZone = zone
+        }
+        guard wire.avoidWeekdays.allSatisfy({ (1...7).contains($0) }) else {
+            throw SchedulingError(.invalidArgument, "avoid_weekdays are ISO weekdays 1–7")
+        }
+        avoidWeekdays = Set(wire.avoidWeekdays.map(Int.init))
+        guard wire.remindDaysBefore <= 14 else { throw SchedulingError(.invalidArgument, "remind_days_before is at most 14") }
+        remindDaysBefore = Int(wire.remindDaysBefore)
+        groupWatering = wire.groupWateringDays
+        seasonalAdjustment = wire.seasonalAdjustment
+        if wire.hasLatitude { hemisphere = Hemisphere(latitude: wire.latitude) }
+    }
+}
+
+/// A scheduling request that cannot be done, with the status it maps to.
+public struct SchedulingError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable { case invalidArgument, notFound, failedPrecondition }
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import PlantGuideCore
+import PlantGuideProtos
+import SwiftProtobuf
+
+/// Schedules, tasks and preferences, scoped by owner. Planning uses `ScheduleGenerator`; tasks of a schedule get
+/// ids "plant|kind|date", so planning again never duplicates a task or brings back a completed one.
+public struct SchedulingStore: Sendable {
+    public typealias Schedule = Plantguide_Scheduling_V1_Schedule
+    public typealias Preferences = Plantguide_Scheduling_V1_Preferences
+    public typealias CareTask = Plantguide_Scheduling_V1_CareTask
+
+    let writer: any DatabaseWriter
+    let now: @Sendable () -> Date
+
+    public init(writer: any DatabaseWriter, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.writer = writer
+        self.now = now
+    }
+
+    // MARK: Preferences
+
+    public func preferences(owner: String) async throws -> Preferences {
+        try await writer.read { db in try Self.preferences(db, owner: owner) }
+    }
+
+    /// Replaces the preferences and plans every schedule of the owner again.
+    /// - Returns: the stored preferences and how many plants were planned again.
+    public func putPreferences(_ preferences: Preferences, owner: String) async throws -> (Preferences, Int) {
+        _ = try SchedulePreferences(wire: preferences)  // validate before writing
+        let time = now()
+        return try await writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])
+            let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner])
+            for message in schedules { try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time) }
+            return (preferences, schedules.count)
+        }
+    }
+
+    // MARK: Schedules
+
+    /// Creates or replaces the schedule of a plant and plans its tasks over the horizon.
+    public func putSchedule(_ schedule: Schedule, owner: String) async throws -> (Schedule, [CareTask]) {
+        guard !schedule.plantID.isEmpty else { throw SchedulingError(.invalidArgument, "plant_id is empty") }
+        guard schedule.hasCareInfo else { throw SchedulingError(.invalidArgument, "care_info is required") }
+        if !schedule.startDate.isEmpty, LocalDate(parsing: schedule.startDate) == nil {
+            throw SchedulingError(.invalidArgument, "start_date '\(schedule.startDate)' is not YYYY-MM-DD")
+        }
+        let time = now()
+        return try await writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO schedule VALUES (?, ?, ?)", arguments: [owner, schedule.plantID, try schedule.serializedData()])
+            try Self.plan(db, schedule, owner: owner, at: time)
+            return (schedule, try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind", [owner, schedule.plantID]))
+        }
+    }
+
+    public func schedule(plantID: String, owner: String) async throws -> Schedule {
+        try await writer.read { db in
+            guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID]) else {
+                throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
+            }
+            return try Schedule(serializedBytes: message)
+        }
+    }
+
+    /// Deletes every schedule and task of a plant; returns how many tasks went. Succeeds when there are none.
+    public func deleteSchedules(plantID: String, owner: String) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
+            try db.execute(sql: "DELETE FROM task WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
+            return db.changesCount
+        }
+    }
+
+    // MARK: Planning
+
+    /// Plans `schedule` from today (or its start date): future open recurring tasks are replaced, and the next
+    /// occurrence of each kind counts from its last completion.
+    static func plan(_ db: Database, _ schedule: Schedule, owner: String, at time: Date) throws {
+        let wirePreferences = try preferences(db, owner: owner)
+        let preferences = try SchedulePreferences(wire: wirePreferences)
+        let today = localDate(time, preferences.timeZone)
+        let start = max(today, LocalDate(parsing: schedule.startDate) ?? today)
+        var request = ScheduleRequest(care: CareInfo(wire: schedule.careInfo), setting: setting(schedule.setting), start: start)
+        request.includePruning = schedule.includePruning
+        request.includeRepotting = schedule.includeRepotting
+        for row in try Row.fetchAll(db, sql: """
+            SELECT kind, MAX(completedAt) AS last FROM task WHERE ownerID = ? AND plantID = ? AND state = 2 GROUP BY kind
+            """, arguments: [owner, schedule.plantID]) {
+            if let kind = TaskRows.kind(row["kind"]), let last: Double = row["last"] {
+                request.lastDone[kind] = localDate(Date(timeIntervalSince1970: last), preferences.timeZone)
+            }
+        }
+        try db.execute(sql: """
+            DELETE FROM task WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state = 1 AND dueDay >= ?
+            """, arguments: [owner, schedule.plantID, today.dayNumber])
+        let notified = wirePreferences.plantNotifications[schedule.plantID] ?? true
+        for task in ScheduleGenerator.plan(request, preferences: preferences) {
+            let reminds = notified && enabled(task.kind, wirePreferences)
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO task (ownerID, id, plantID, kind, state, dueDay, remindAt, recurring)
+                VALUES (?, ?, ?, ?, 1, ?, ?, 1)
+                """, arguments: [owner, "\(schedule.plantID)|\(task.kind.rawValue)|\(task.due)", schedule.plantID,
+                                 TaskRows.wireKind(task.kind).rawValue, task.due.dayNumber, reminds ? task.remindAt.timeIntervalSince1970 : -1])
+        }
+    }
+
+    /// Watering and fertilising remind by default; pruning, repotting and the rest only when turned on.
+    static func enabled(_ kind: CareTaskKind, _ preferences: Preferences) -> Bool {
+        if let choice = preferences.taskTypes.first(where: { $0.type == TaskRows.wireKind(kind) }) { return choice.enabled }
+        return kind == .watering || kind == .fertilizing
+    }
+
+    static func preferences(_ db: Database, owner: String) throws -> Preferences {
+        guard let message = try Data.fetchOne(db, sql: "SELECT message FROM preferences WHERE ownerID = ?", arguments: [owner]) else {
+            return Preferences.with { $0.notifyTime = "08:00"; $0.timeZone = "UTC"; $0.seasonalAdjustment = true }
+        }
+        return try Preferences(serializedBytes: message)
+    }
+
+    static func localDate(_ instant: Date, _ zone: TimeZone) -> LocalDate {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+        return LocalDate(year: parts.year!, month: parts.month!, day: parts.day!)
+    }
+
+    private static func setting(_ wire: Plantguide_Scheduling_V1_PlantSetting) -> PlantSetting {
+        switch wire {
+        case .outdoor: .outdoor
+        case .greenhouse: .greenhouse
+        case .balcony: .balcony
+        default: .indoor
+        }
+    }
+}

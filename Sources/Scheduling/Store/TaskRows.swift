@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+import PlantGuideCore
+import PlantGuideProtos
+import SwiftProtobuf
+
+/// Care tasks as rows of table `task`. States are the wire's numbers: 1 scheduled, 2 completed, 3 snoozed,
+/// 4 skipped. A `remindAt` below zero means no reminder (the type or the plant has notifications off).
+enum TaskRows {
+    typealias CareTask = Plantguide_Scheduling_V1_CareTask
+
+    static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible]) throws -> [CareTask] {
+        try Row.fetchAll(db, sql: "SELECT * FROM task WHERE \(condition)", arguments: StatementArguments(arguments)).map(task)
+    }
+
+    static func task(_ row: Row) -> CareTask {
+        var task = CareTask()
+        task.id = row["id"]
+        task.plantID = row["plantID"]
+        task.type = .init(rawValue: row["kind"]) ?? .unspecified
+        task.state = .init(rawValue: row["state"]) ?? .unspecified
+        task.dueDate = LocalDate(dayNumber: row["dueDay"]).description
+        let remind: Double = row["remindAt"]
+        if remind >= 0 { task.remindAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: remind)) }
+        if let completed: Double = row["completedAt"] { task.completedAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: completed)) }
+        if let snoozed: Int = row["snoozedUntilDay"] { task.snoozedUntil = LocalDate(dayNumber: snoozed).description }
+        task.recurring = row["recurring"]
+        task.note = row["note"]
+        return task
+    }
+
+    static func wireKind(_ kind: CareTaskKind) -> Plantguide_Scheduling_V1_TaskType {
+        switch kind {
+        case .watering: .watering
+        case .fertilizing: .fertilizing
+        case .pruning: .pruning
+        case .repotting: .repotting
+        case .pestControl: .pestControl
+        case .rotation: .rotation
+        }
+    }
+
+    static func kind(_ raw: Int) -> CareTaskKind? {
+        switch Plantguide_Scheduling_V1_TaskType(rawValue: raw) {
+        case .watering: .watering
+        case .fertilizing: .fertilizing
+        case .pruning: .pruning
+        case .repotting: .repotting
+        case .pestControl: .pestControl
+        case .rotation: .rotation
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import PlantGuideCore
+import PlantGuideProtos
+import PlantGuideTestSupport
+import Scheduling
+import SwiftProtobuf
+import Testing
+
+@Suite("Scheduling: schedules, tasks, preferences")
+struct SchedulingStoreTests {
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC, a Monday
+    let store: SchedulingStore
+
+    init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+        let clock = self.clock
+        store = SchedulingStore(writer: database, now: { clock.now })
+    }
+
+    private func schedule(_ plant: String, watering: Plantguide_Caredata_V1_WateringFrequency = .weekly,
+                          fertilizer: Plantguide_Caredata_V1_FertilizerFrequency = .none) -> SchedulingStore.Schedule {
+        .with {
+            $0.plantID = plant
+            $0.plantName = "Monty, the \(plant)"
+            $0.careInfo = .with {
+                $0.scientificName = "Monstera deliciosa"
+                $0.watering.frequency = watering
+                $0.fertilizer.frequency = fertilizer
+                $0.fertilizer.activeMonths = [4, 5, 6, 7, 8]
+            }
+        }
+    }
+
+    private func waterings(_ tasks: [SchedulingStore.CareTask]) -> [String] {
+        tasks.filter { $0.type == .watering }.map(\.dueDate)
+    }
+
+    @Test("a schedule plans 30 days from today; putting it again does not duplicate anything")
+    func plan() async throws {
+        let (_, tasks) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
+        let (_, again) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
+
+        #expect(waterings(tasks) == ["2026-06-01", "2026-06-08", "2026-06-15", "2026-06-22", "2026-06-29"])
+        #expect(tasks.filter { $0.type == .fertilizing }.map(\.dueDate) == ["2026-06-01", "2026-06-15", "2026-06-29"])
+        #expect(again.map(\.id) == tasks.map(\.id))
+        #expect(tasks.allSatisfy { $0.hasRemindAt && $0.recurring && $0.state == .scheduled })
+        #expect(try await store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
+    }
+
+    @Test("completing counts the next watering from the completion date; completing twice is a no-op")
+    func complete() async throws {
+        let (_, tasks) = try await store.putSchedule(schedule("p1"), owner: "a")
+        let first = try #require(tasks.first { $0.dueDate == "2026-06-01" })
+        clock.advance(days: 2)
+
+        let (completed, planned) = try await store.complete(ids: [first.id], at: clock.now, owner: "a")
+        let again = try await store.complete(ids: [first.id], at: clock.now, owner: "a")
+
+        #expect(completed.first?.state == .completed)
+        #expect(waterings(planned) == ["2026-06-10", "2026-06-17", "2026-06-24", "2026-07-01"])
+        #expect(again.completed.first?.completedAt == completed.first?.completedAt)
+        await #expect(throws: SchedulingError.self) { _ = try await store.complete(ids: ["nope"], at: nil, owner: "a") }
+    }
+
+    @Test("views: overdue, today, upcoming, range; and the badge")
+    func views() async throws {
+        _ = try await store.putSchedule(schedule("p1", watering: .everyOtherDay), owner: "a")
+        clock.advance(days: 2)  // 06-01 is overdue now, 06-03 is today
+
+        let overdue = try await store.list(.with { $0.view = .overdue }, owner: "a").tasks
+        let today = try await store.list(.with { $0.view = .today }, owner: "a").tasks
+        let upcoming = try await store.list(.with { $0.view = .upcoming; $0.limit = 3 }, owner: "a")
+        let range = try await store.list(.with { $0.view = .range; $0.fromDate = "2026-06-01"; $0.toDate = "2026-06-05" }, owner: "a")
+        let badge = try await store.badge(owner: "a")
+
+        #expect(overdue.map(\.dueDate) == ["2026-06-01"] && today.map(\.dueDate) == ["2026-06-03"])
+        #expect(upcoming.tasks.map(\.dueDate) == ["2026-06-05", "2026-06-07", "2026-06-09"] && upcoming.days.count == 3)
+        #expect(range.tasks.map(\.dueDate) == ["2026-06-01", "2026-06-03", "2026-06-05"])
+        #expect(badge == (1, 1))
+        #expect(try await store.counts(from: "2026-06-01", to: "2026-06-07", owner: "a") == ["2026-06-01": 1, "2026-06-03": 1, "2026-06-05": 1, "2026-06-07": 1])
+    }
+
+    @Test("snooze to a date or by hours, skip, and their refusals")
+    func snoozeAndSkip() async throws {
+        let (_, tasks) = try await store.putSchedule(schedule("p1"), owner: "a")
+        let first = tasks[0]
+
+        let moved = try await store.snooze(id: first.id, hours: nil, until: "2026-06-03", owner: "a")
+        let later = try await store.snooze(id: tasks[1].id, hours: 4, until: nil, owner: "a")
+        let skipped = try await store.skip(id: tasks[2].id, owner: "a")
+        _ = try await store.complete(ids: [tasks[3].id], at: nil, owner: "a")
+
+        #expect(moved.state == .snoozed && moved.dueDate == "2026-06-03" && moved.snoozedUntil == "2026-06-03")
+        #expect(later.remindAt.date == clock.now.addingTimeInterval(4 * 3_600))
+        #expect(skipped.state == .skipped)
+        let past = await #expect(throws: SchedulingError.self) { _ = try await store.snooze(id: tasks[4].id, hours: nil, until: "2026-05-01", owner: "a") }
+        let done = await #expect(throws: SchedulingError.self) { _ = try await store.snooze(id: tasks[3].id, hours: 1, until: nil, owner: "a") }
+        #expect(past?.code == .invalidArgument && done?.code == .failedPrecondition)
+    }
+
+    @Test("'I watered it' completes the open watering task due today")
+    func careEvent() async throws {
+        _ = try await store.putSchedule(schedule("p1"), owner: "a")
+
+        let completed = try await store.recordCareEvent(plantID: "p1", type: .watering, at: nil, owner: "a")
+
+        #expect(completed?.dueDate == "2026-06-01" && completed?.state == .completed)
+        #expect(try await store.badge(owner: "a") == (0, 0))
+    }
+
+    @Test("preferences: validated; turning watering off removes its reminders; all schedules are planned again")
+    func preferences() async throws {
+        _ = try await store.putSchedule(schedule("p1"), owner: "a")
+        _ = try await store.putSchedule(schedule("p2"), owner: "a")
+        let bad = await #expect(throws: SchedulingError.self) {
+            _ = try await store.putPreferences(.with { $0.timeZone = "Mars/Olympus" }, owner: "a")
+        }
+
+        let (_, replanned) = try await store.putPreferences(.with {
+            $0.timeZone = "Europe/Berlin"
+            $0.notifyTime = "07:30"
+            $0.taskTypes = [.with { $0.type = .watering; $0.enabled = false }]
+        }, owner: "a")
+        let tasks = try await store.list(.init(), owner: "a").tasks
+
+        #expect(bad?.code == .invalidArgument && replanned == 2)
+        #expect(!tasks.isEmpty && tasks.allSatisfy { !$0.hasRemindAt })
+        #expect(try await store.preferences(owner: "a").notifyTime == "07:30")
+    }
+
+    @Test("one-off tasks; deleting a plant's schedules is idempotent; other users see nothing")
+    func oneOffDeleteIsolation() async throws {
+        _ = try await store.putSchedule(schedule("p1"), owner: "a")
+        let added = try await store.add(.with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .pestControl; $0.dueDate = "2026-06-02"; $0.note = "aphids?" }, owner: "a")
+
+        #expect(added.recurring == false && added.note == "aphids?")
+        #expect(try await store.list(.init(), owner: "b").tasks.isEmpty)
+        await #expect(throws: SchedulingError.self) { _ = try await store.skip(id: "t1", owner: "b") }
+        #expect(try await store.deleteSchedules(plantID: "p1", owner: "a") == 6)
+        #expect(try await store.deleteSchedules(plantID: "p1", owner: "a") == 0)
+        await #expect(throws: SchedulingError.self) { _ = try await store.schedule(plantID: "p1", owner: "a") }
+    }
+
+    @Test("the calendar feed parses with a real iCalendar parser and names every open task")
+    func calendarFeed() async throws {
+        _ = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
+        let ics = try await store.calendar(days: 30, owner: "a")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).ics")
+        try ics.write(to: file, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+            import icalendar, sys
+            events = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read()).walk('VEVENT')
+            print('\\n'.join(sorted(str(e['SUMMARY']) + ' ' + e['DTSTART'].dt.isoformat() for e in events)))
+            """, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        process.waitUntilExit()
+
+        #expect(process.terminationStatus == 0)
+        #expect(lines.count == 8)
+        #expect(lines.contains("Water Monty, the p1 2026-06-08") && lines.contains("Fertilise Monty, the p1 2026-06-15"))
+    }
+}
