@@ -116,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "PlantGuideTestSupport",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideImaging", "CImageCodecs"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideImaging", "CImageCodecs", "CZeroMQ"],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
             resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
@@ -153,7 +153,8 @@ let package = Package(
         .testTarget(
             name: "SchedulingTests",
             dependencies: [
-                "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideTestSupport",
+                "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideRPC", "PlantGuideTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -182,6 +183,7 @@ let package = Package(
         + service(
             "Scheduling", executable: "SchedulingService",
             extra: [
+                "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])

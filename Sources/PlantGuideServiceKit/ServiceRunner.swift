@@ -18,13 +18,15 @@ public struct ServiceEnvironment: Sendable {
 /// serves the services `makeServices` builds plus health and metrics, and drains on shutdown.
 ///
 /// Executables call this from `main`; libraries never do (they never bootstrap logging or metrics).
-/// - Parameter handlerExecution: `.ioThread` for services whose handlers only await (databases, HTTP, other
-///   services) and never compute for long; the default global pool otherwise.
+/// - Parameters:
+///   - handlerExecution: `.ioThread` for services whose handlers only await (databases, HTTP, other services)
+///     and never compute for long; the default global pool otherwise.
+///   - makeServices: the RPC services to serve, and any long-running work beside them.
 public func runService(
     name: String,
     options: ResolvedServiceOptions,
     handlerExecution: RPCServerConfiguration.HandlerExecution = .globalPool,
-    makeServices: (ServiceEnvironment) throws -> [any RPCService]
+    makeServices: (ServiceEnvironment) throws -> ServiceSet
 ) async throws {
     let level = options.logLevel
     LoggingSystem.bootstrap { label in
@@ -42,12 +44,12 @@ public func runService(
         logger.critical("cannot create the data folder", metadata: ["path": "\(options.dataDirectory.path)", "error": "\(error)"])
         throw ExitCode(73)  // EX_CANTCREAT
     }
-    let services = try makeServices(ServiceEnvironment(dataDirectory: options.dataDirectory, logger: logger))
+    let made = try makeServices(ServiceEnvironment(dataDirectory: options.dataDirectory, logger: logger))
 
     var configuration = RPCServerConfiguration(bindEndpoint: options.bind)
     configuration.maxMessageSize = options.maxMessageSize
     configuration.handlerExecution = handlerExecution
-    let server = RPCServer(configuration: configuration, services: services, registry: registry, logger: logger)
+    let server = RPCServer(configuration: configuration, services: made.rpc, registry: registry, logger: logger)
     do {
         try server.start()
     } catch {
@@ -56,11 +58,28 @@ public func runService(
     }
     let group = ServiceGroup(
         configuration: .init(
-            services: [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))],
+            services: [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))]
+                + made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
     try await group.run()
     logger.info("stopped")
+}
+
+/// What a service executable runs: RPC services, and long-running work beside them (a dispatcher loop) that is
+/// stopped on shutdown. An array literal of RPC services is a set without background work.
+public struct ServiceSet: ExpressibleByArrayLiteral {
+    public var rpc: [any RPCService]
+    public var background: [any Service]
+
+    public init(rpc: [any RPCService], background: [any Service] = []) {
+        self.rpc = rpc
+        self.background = background
+    }
+
+    public init(arrayLiteral elements: any RPCService...) {
+        self.init(rpc: elements)
+    }
 }
 
 /// Waits for graceful shutdown, then drains the server for up to `grace`.

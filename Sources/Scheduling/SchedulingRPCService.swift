@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
@@ -18,14 +19,21 @@ public struct SchedulingConfiguration: Sendable {
 /// The RPC methods of plantguide-scheduling (see `Protos/plantguide/scheduling/v1/scheduling.proto`). Every method
 /// reads the caller from the "plantguide-user-id" metadata (UNAUTHENTICATED without it).
 ///
-/// Not built yet: reminder delivery (the PUB stream and webhooks); RegisterWebhook and DeleteWebhook answer
-/// UNIMPLEMENTED.
+/// Reminders are delivered by the ``ReminderDispatcher`` that `dispatcher` returns, which the executable runs.
 public struct SchedulingRPCService: RPCService {
     public let store: SchedulingStore
+    private let database: DatabasePool
+    private let configuration: SchedulingConfiguration
 
     public init(configuration: SchedulingConfiguration, logger: Logger) throws {
-        let database = try SchedulingDatabase.open(path: configuration.dataDirectory.appendingPathComponent("scheduling.sqlite").path)
+        database = try SchedulingDatabase.open(path: configuration.dataDirectory.appendingPathComponent("scheduling.sqlite").path)
         store = SchedulingStore(writer: database, now: configuration.now)
+        self.configuration = configuration
+    }
+
+    /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).
+    public func dispatcher(publisher: Publisher?, sender: any WebhookSender = URLSessionWebhookSender()) -> ReminderDispatcher {
+        ReminderDispatcher(writer: database, publisher: publisher, sender: sender, now: configuration.now)
     }
 
     public func registerMethods(with router: inout RPCRouter) {
@@ -100,6 +108,16 @@ public struct SchedulingRPCService: RPCService {
         router.register(Methods.putPreferences) { request, context in
             let (preferences, replanned) = try await Self.run { try await store.putPreferences(request.preferences, owner: try context.requireUserID()) }
             return .with { $0.preferences = preferences; $0.remindersReplanned = UInt32(replanned) }
+        }
+        router.register(Methods.registerWebhook) { request, context in
+            try await Self.run {
+                try await store.registerWebhook(id: request.id, url: request.url, secret: request.secret, owner: try context.requireUserID())
+            }
+            return .with { $0.id = request.id }
+        }
+        router.register(Methods.deleteWebhook) { request, context in
+            let deleted = try await Self.run { try await store.deleteWebhook(id: request.id, owner: try context.requireUserID()) }
+            return .with { $0.deleted = deleted }
         }
         router.register(Methods.getCalendar) { request, context in
             guard request.days <= 366 else { throw RPCError(.invalidArgument, "days must be at most 366") }

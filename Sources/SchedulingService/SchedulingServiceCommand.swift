@@ -1,25 +1,60 @@
 import ArgumentParser
-import Scheduling
+import Foundation
+import PlantGuideRPC
 import PlantGuideServiceKit
+import Scheduling
+import ServiceLifecycle
 
-/// `plantguide-scheduling`: care scheduling (tasks, reminders, calendar).
+/// `plantguide-scheduling`: care schedules, tasks, reminders and the calendar feed.
 @main
 struct SchedulingServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-scheduling",
-        abstract: "PlantGuide care scheduling (tasks, reminders, calendar).",
+        abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar.",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (see Protos/) plus /plantguide.health.v1.Health/Check and \
-            /plantguide.metrics.v1.Metrics/Scrape. Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/scheduling/v1) plus health and metrics, and publishes \
+            reminders on a PUB socket (topic "reminders.<user id>", payload a plantguide.scheduling.v1.Reminder). \
+            Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7004
             """)
 
     @OptionGroup var options: ServiceOptions
 
+    @Option(name: .long, help: ArgumentHelp(
+        "ZeroMQ endpoint of the reminder PUB socket (env PLANTGUIDE_REMINDERS_BIND). Default: tcp://127.0.0.1:7014.",
+        valueName: "endpoint"))
+    var remindersBind: String?
+
+    @Option(name: .long, help: ArgumentHelp("Milliseconds between reminder rounds (env PLANTGUIDE_REMINDER_INTERVAL_MS). Default: 1000.", valueName: "ms"))
+    var reminderIntervalMs: Int?
+
     func run() async throws {
-        let resolved = try options.resolve(service: "scheduling", defaultBind: "tcp://127.0.0.1:7004")
+        let environment = ProcessInfo.processInfo.environment
+        let resolved = try options.resolve(service: "scheduling", defaultBind: "tcp://127.0.0.1:7004", environment: environment)
+        let pubEndpoint = remindersBind ?? environment["PLANTGUIDE_REMINDERS_BIND"] ?? "tcp://127.0.0.1:7014"
+        let intervalText = reminderIntervalMs.map(String.init) ?? environment["PLANTGUIDE_REMINDER_INTERVAL_MS"] ?? "1000"
+        guard let interval = Int(intervalText), (10...60_000).contains(interval) else {
+            throw ValidationError("reminder interval must be 10 to 60000 ms, not '\(intervalText)'")
+        }
+        let publisher = try Publisher(bind: pubEndpoint)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
-            [try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
+            let service = try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)
+            return ServiceSet(
+                rpc: [service],
+                background: [DispatchLoop(dispatcher: service.dispatcher(publisher: publisher), interval: .milliseconds(interval))])
+        }
+        publisher.close()
+    }
+}
+
+/// Runs the reminder dispatcher until shutdown.
+private struct DispatchLoop: Service {
+    let dispatcher: ReminderDispatcher
+    let interval: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await dispatcher.run(every: interval)
         }
     }
 }

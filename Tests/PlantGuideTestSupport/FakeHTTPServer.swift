@@ -13,6 +13,8 @@ public final class FakeHTTPServer: Sendable {
         public var query: [String: String]
         /// Header fields with lower-case names.
         public var headers: [String: String]
+        /// The body (read by Content-Length).
+        public var body: Data
     }
 
     /// What to answer.
@@ -20,6 +22,8 @@ public final class FakeHTTPServer: Sendable {
         case reply(status: Int, headers: [String: String] = [:], body: Data = Data())
         /// Never answer (until the server stops): a server that hangs past the client's time-out.
         case hang
+        /// Answer after a pause (the connection's own thread waits).
+        indirect case delayed(Duration, Response)
 
         /// 200 with a JSON body.
         public static func json(_ body: Data, status: Int = 200, headers: [String: String] = [:]) -> Response {
@@ -32,6 +36,7 @@ public final class FakeHTTPServer: Sendable {
     private let listener: Int32
     private let respond: @Sendable (Request) -> Response
     private let state = Mutex<(requests: [Request], hanging: [Int32], stopped: Bool)>(([], [], false))
+    private let arrivals = DispatchSemaphore(value: 0)
 
     public init(respond: @escaping @Sendable (Request) -> Response) throws {
         self.respond = respond
@@ -62,6 +67,23 @@ public final class FakeHTTPServer: Sendable {
 
     /// Every request received so far.
     public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// Waits, on a thread of its own, until `condition` holds for the requests received, or `timeout` passes.
+    /// - Returns: whether the condition came true.
+    public func wait(timeout: Duration, until condition: @escaping @Sendable ([Request]) -> Bool) async -> Bool {
+        let deadline = DispatchTime.now() + .milliseconds(Int(timeout.components.seconds * 1_000))
+        return await withCheckedContinuation { continuation in
+            Thread { [self] in
+                while !condition(requests) {
+                    if arrivals.wait(timeout: deadline) == .timedOut {
+                        continuation.resume(returning: condition(requests))
+                        return
+                    }
+                }
+                continuation.resume(returning: true)
+            }.start()
+        }
+    }
 
     /// How many requests had `path`.
     public func count(path: String) -> Int { requests.filter { $0.path == path }.count }
@@ -103,7 +125,15 @@ public final class FakeHTTPServer: Sendable {
             state.requests.append(request)
             return state.stopped
         }
-        switch stopped ? .reply(status: 503) : respond(request) {
+        arrivals.signal()
+        var response = stopped ? .reply(status: 503) : respond(request)
+        while case .delayed(let pause, let later) = response {
+            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+            response = later
+        }
+        switch response {
+        case .delayed:
+            close(connection)
         case .hang:
             state.withLock { $0.hanging.append(connection) }
         case .reply(let status, let headers, let body):
@@ -123,12 +153,17 @@ public final class FakeHTTPServer: Sendable {
 
     private func readRequest(_ connection: Int32) -> Request? {
         var buffer = [UInt8]()
+        var rest = ArraySlice<UInt8>()
         var chunk = [UInt8](repeating: 0, count: 4_096)
-        while !buffer.ends(with: Array("\r\n\r\n".utf8)) && buffer.count < 65_536 {
+        while buffer.count < 65_536 {
             let count = read(connection, &chunk, chunk.count)
             guard count > 0 else { return nil }
             buffer += chunk[..<count]
-            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { buffer = Array(buffer[..<end.upperBound]); break }
+            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                rest = buffer[end.upperBound...]
+                buffer = Array(buffer[..<end.upperBound])
+                break
+            }
         }
         let lines = String(decoding: buffer, as: UTF8.self).components(separatedBy: "\r\n")
         let parts = lines.first?.split(separator: " ") ?? []
@@ -141,15 +176,19 @@ public final class FakeHTTPServer: Sendable {
         }
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return Request(method: String(parts[0]), path: components?.path ?? String(parts[1]), query: query, headers: headers)
+        var body = [UInt8](rest)
+        let length = min(Int(headers["content-length"] ?? "0") ?? 0, 16 << 20)
+        while body.count < length {
+            let count = read(connection, &chunk, chunk.count)
+            guard count > 0 else { break }
+            body += chunk[..<count]
+        }
+        return Request(method: String(parts[0]), path: components?.path ?? String(parts[1]), query: query, headers: headers,
+                       body: Data(body.prefix(length)))
     }
 
     private static func reason(_ status: Int) -> String {
         [200: "OK", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
          503: "Service Unavailable"][status] ?? "Status"
     }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
 }

@@ -123,6 +123,47 @@ struct ServiceProcessTests {
         #expect(second.terminate() == 0)
     }
 
+    @Test("scheduling: a kill -9 mid-delivery and a restart deliver every reminder, each id to the receiver")
+    func remindersSurviveKill() async throws {
+        typealias Methods = Plantguide_Scheduling_V1_SchedulingService
+        let hook = try FakeHTTPServer { _ in .delayed(.milliseconds(100), .reply(status: 200)) }
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        let environment = [
+            "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())", "PLANTGUIDE_REMINDER_INTERVAL_MS": "50",
+        ]
+        let first = try await ServiceProcess("plantguide-scheduling", endpoint: endpoint, environment: environment)
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
+        // Reminders at 00:00 UTC: today's are due at once.
+        _ = try await client.call(Methods.putPreferences, .with { $0.preferences.notifyTime = "00:00" }, options: user)
+        _ = try await client.call(Methods.registerWebhook, .with {
+            $0.id = "h1"
+            $0.url = hook.baseURL.appendingPathComponent("hook").absoluteString
+            $0.secret = "0123456789abcdef-secret"
+        }, options: user)
+        for index in 0..<20 {
+            _ = try await client.call(Methods.putSchedule, .with {
+                $0.schedule.plantID = "p\(index)"
+                $0.schedule.careInfo.watering.frequency = .daily
+                $0.schedule.careInfo.fertilizer.frequency = .none
+            }, options: user)
+        }
+        #expect(await hook.wait(timeout: .seconds(30)) { $0.count >= 5 })
+
+        first.kill()  // mid-delivery: deliveries take 100 ms each
+        let second = try await ServiceProcess(
+            "plantguide-scheduling", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
+        let ids: @Sendable ([FakeHTTPServer.Request]) -> [String] = { $0.compactMap { $0.headers["x-plantguide-reminder-id"] } }
+        let all = await hook.wait(timeout: .seconds(60)) { Set(ids($0)).count >= 20 }
+
+        let received = ids(hook.requests)
+        let perID = Dictionary(grouping: received, by: { $0 }).mapValues(\.count)
+        #expect(all && perID.count == 20, "every reminder arrived: \(perID.count)")
+        #expect(perID.values.allSatisfy { $0 <= 2 }, "only the one in flight at the kill may come twice: \(perID.values.sorted())")
+        #expect(second.terminate() == 0)
+    }
+
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")

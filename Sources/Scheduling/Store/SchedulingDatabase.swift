@@ -43,6 +43,36 @@ public enum SchedulingDatabase {
                 CREATE INDEX taskByReminder ON task(state, remindAt);
                 """)
         }
+        migrator.registerMigration("v2: reminder outbox and webhooks") { db in
+            try db.execute(sql: """
+                ALTER TABLE task ADD COLUMN remindedAt REAL;
+                CREATE INDEX taskDueReminders ON task(remindAt) WHERE remindedAt IS NULL AND remindAt >= 0 AND state IN (1, 3);
+                CREATE TABLE webhook (
+                    ownerID TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    PRIMARY KEY (ownerID, id)
+                );
+                CREATE TABLE reminder (
+                    id TEXT PRIMARY KEY,
+                    ownerID TEXT NOT NULL,
+                    taskID TEXT NOT NULL,
+                    message BLOB NOT NULL,
+                    createdAt REAL NOT NULL
+                );
+                CREATE TABLE delivery (
+                    reminderID TEXT NOT NULL REFERENCES reminder(id) ON DELETE CASCADE,
+                    receiver TEXT NOT NULL,
+                    state INTEGER NOT NULL DEFAULT 0,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    nextAttemptAt REAL NOT NULL,
+                    lastError TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (reminderID, receiver)
+                );
+                CREATE INDEX deliveryDue ON delivery(nextAttemptAt) WHERE state = 0;
+                """)
+        }
         return migrator
     }
 }

@@ -110,14 +110,14 @@ extension SchedulingStore {
             }
             let preferences = try SchedulePreferences(wire: Self.preferences(db, owner: owner))
             if let hours, hours > 0 {
-                try db.execute(sql: "UPDATE task SET state = 3, remindAt = ? WHERE ownerID = ? AND id = ?",
+                try db.execute(sql: "UPDATE task SET state = 3, remindAt = ?, remindedAt = NULL WHERE ownerID = ? AND id = ?",
                                arguments: [time.timeIntervalSince1970 + Double(hours) * 3_600, owner, id])
             } else if let date, let day = LocalDate(parsing: date) {
                 guard day > Self.localDate(time, preferences.timeZone) else { throw SchedulingError(.invalidArgument, "snooze to a later date") }
                 var planner = preferences
                 planner.remindDaysBefore = 0
                 let remind = Self.remindAt(day, preferences: planner)
-                try db.execute(sql: "UPDATE task SET state = 3, dueDay = ?, snoozedUntilDay = ?, remindAt = ? WHERE ownerID = ? AND id = ?",
+                try db.execute(sql: "UPDATE task SET state = 3, dueDay = ?, snoozedUntilDay = ?, remindAt = ?, remindedAt = NULL WHERE ownerID = ? AND id = ?",
                                arguments: [day.dayNumber, day.dayNumber, remind.timeIntervalSince1970, owner, id])
             } else {
                 throw SchedulingError(.invalidArgument, "give hours or a date (YYYY-MM-DD)")

@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import PlantGuideProtos
+import PlantGuideRPC
+import SwiftProtobuf
+
+/// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic "reminders.<user id>") and to
+/// every webhook of the user (a signed JSON POST), each receiver with its own delivery row.
+///
+/// Collecting writes the reminder, one delivery row per receiver, and the task's `remindedAt` in one transaction,
+/// so a reminder is never lost nor made twice. A delivery is marked done only after its receiver took it: after a
+/// crash, the ones in flight are sent again, under the same reminder id, which receivers deduplicate on. Failed
+/// deliveries are retried with exponential back-off; after `maxAttempts` they are dead-lettered.
+public final class ReminderDispatcher: Sendable {
+    public typealias Reminder = Plantguide_Scheduling_V1_Reminder
+
+    let writer: any DatabaseWriter
+    let publisher: Publisher?
+    let sender: any WebhookSender
+    let now: @Sendable () -> Date
+    /// Default 8.
+    public let maxAttempts: Int
+    /// First retry after this; doubling up to an hour. Default 2 s.
+    public let initialBackoff: TimeInterval
+
+    public init(writer: any DatabaseWriter, publisher: Publisher?, sender: any WebhookSender = URLSessionWebhookSender(),
+                maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.writer = writer
+        self.publisher = publisher
+        self.sender = sender
+        self.maxAttempts = maxAttempts
+        self.initialBackoff = initialBackoff
+        self.now = now
+    }
+
+    /// Collects due reminders and makes every delivery that is due; returns how many of each.
+    @discardableResult
+    public func runOnce() async throws -> (collected: Int, delivered: Int) {
+        (try await collectDue(), try await deliverDue())
+    }
+
+    /// Runs `runOnce` every `interval` until the task is cancelled.
+    public func run(every interval: Duration) async {
+        while !Task.isCancelled {
+            _ = try? await runOnce()
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Writes the reminders of tasks whose reminder time has come into the outbox.
+    func collectDue() async throws -> Int {
+        let time = now().timeIntervalSince1970
+        let withPub = publisher != nil
+        return try await writer.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM task WHERE remindedAt IS NULL AND remindAt >= 0 AND remindAt <= ? AND state IN (1, 3) LIMIT 1000
+                """, arguments: [time])
+            for row in rows {
+                let owner: String = row["ownerID"]
+                let task = TaskRows.task(row)
+                let remindAt: Double = row["remindAt"]
+                let id = "r:\(owner):\(task.id):\(Int(remindAt))"
+                let name = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, task.plantID])
+                    .map { try Plantguide_Scheduling_V1_Schedule(serializedBytes: $0).plantName } ?? task.plantID
+                let reminder = Reminder.with {
+                    $0.id = id
+                    $0.userID = owner
+                    $0.task = task
+                    $0.plantName = name
+                    $0.dueAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: remindAt))
+                }
+                try db.execute(sql: "INSERT OR IGNORE INTO reminder VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, owner, task.id, try reminder.serializedData(), time])
+                var receivers = try String.fetchAll(db, sql: "SELECT 'webhook:' || id FROM webhook WHERE ownerID = ?", arguments: [owner])
+                if withPub { receivers.insert("pub", at: 0) }
+                for receiver in receivers {
+                    try db.execute(sql: "INSERT OR IGNORE INTO delivery (reminderID, receiver, nextAttemptAt) VALUES (?, ?, ?)",
+                                   arguments: [id, receiver, time])
+                }
+                try db.execute(sql: "UPDATE task SET remindedAt = ? WHERE ownerID = ? AND id = ?", arguments: [time, owner, task.id])
+            }
+            return rows.count
+        }
+    }
+
+    /// Makes the deliveries whose time has come, one after another.
+    func deliverDue() async throws -> Int {
+        let time = now().timeIntervalSince1970
+        let due = try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT delivery.reminderID, delivery.receiver, delivery.attempts, reminder.ownerID, reminder.message
+                FROM delivery JOIN reminder ON reminder.id = delivery.reminderID
+                WHERE delivery.state = 0 AND delivery.nextAttemptAt <= ? ORDER BY delivery.nextAttemptAt LIMIT 200
+                """, arguments: [time]).map { row in
+                (reminderID: row["reminderID"] as String, receiver: row["receiver"] as String, attempts: row["attempts"] as Int,
+                 owner: row["ownerID"] as String, message: row["message"] as Data)
+            }
+        }
+        var delivered = 0
+        for (reminderID, receiver, attempts, owner, message) in due {
+            do {
+                try await deliver(message, to: receiver, owner: owner, reminderID: reminderID)
+                try await mark(reminderID, receiver, state: 1, attempts: attempts + 1, next: time, error: "")
+                delivered += 1
+            } catch {
+                let dead = attempts + 1 >= maxAttempts
+                let wait = min(initialBackoff * pow(2, Double(attempts)), 3_600)
+                try await mark(reminderID, receiver, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: "\(error)")
+            }
+        }
+        return delivered
+    }
+
+    private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws {
+        if receiver == "pub" {
+            publisher?.publish(topic: "reminders.\(owner)", payload: [UInt8](message))
+            return
+        }
+        let hookID = String(receiver.dropFirst("webhook:".count))
+        guard let hook = try await writer.read({ db in
+            try Row.fetchOne(db, sql: "SELECT url, secret FROM webhook WHERE ownerID = ? AND id = ?", arguments: [owner, hookID])
+                .map { (url: $0["url"] as String, secret: $0["secret"] as String) }
+        }), let url = URL(string: hook.url) else {
+            throw SchedulingError(.notFound, "webhook \(hookID) was removed")
+        }
+        let body = try Reminder(serializedBytes: message).jsonUTF8Data()
+        try await sender.post(body, to: url, headers: [
+            WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
+            "X-PlantGuide-Reminder-Id": reminderID,
+        ])
+    }
+
+    private func mark(_ reminderID: String, _ receiver: String, state: Int, attempts: Int, next: Double, error: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE delivery SET state = ?, attempts = ?, nextAttemptAt = ?, lastError = ? WHERE reminderID = ? AND receiver = ?
+                """, arguments: [state, attempts, next, error, reminderID, receiver])
+        }
+    }
+}

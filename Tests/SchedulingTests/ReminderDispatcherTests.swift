@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+@testable import Scheduling
+import Synchronization
+import Testing
+
+@Suite("Reminders: outbox, PUB stream, signed webhooks")
+struct ReminderDispatcherTests {
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))  // 2026-06-01 07:00 UTC
+    let database: DatabasePool
+    let store: SchedulingStore
+
+    init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reminders-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+        let clock = self.clock
+        store = SchedulingStore(writer: database, now: { clock.now })
+    }
+
+    private func dispatcher(_ publisher: Publisher?, maxAttempts: Int = 8) -> ReminderDispatcher {
+        let clock = self.clock
+        return ReminderDispatcher(writer: database, publisher: publisher, sender: URLSessionWebhookSender(),
+                                  maxAttempts: maxAttempts, initialBackoff: 2, now: { clock.now })
+    }
+
+    /// One plant watered weekly (a task due today at 08:00 UTC) and a webhook of user a.
+    private func prepare(hook: FakeHTTPServer) async throws {
+        _ = try await store.putSchedule(.with {
+            $0.plantID = "p1"
+            $0.plantName = "Monty"
+            $0.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .weekly; $0.fertilizer.frequency = .none }
+        }, owner: "a")
+        try await store.registerWebhook(id: "h1", url: hook.baseURL.appendingPathComponent("hook").absoluteString,
+                                        secret: "0123456789abcdef-secret", owner: "a")
+    }
+
+    @Test("a due reminder goes out once to a PUB subscriber and once to a webhook, with a valid signature")
+    func deliversOnce() async throws {
+        let hook = try FakeHTTPServer { _ in .reply(status: 204) }
+        try await prepare(hook: hook)
+        let publisher = try Publisher(bind: "tcp://127.0.0.1:0")
+        let subscriber = RawSubscriber(connectingTo: publisher.endpoint, topic: "reminders.a")
+        // PUB/SUB joins late: publish warm-ups until the subscription is live.
+        var joined = false
+        for _ in 0..<200 where !joined {
+            publisher.publish(topic: "reminders.a", payload: Array("warm-up".utf8))
+            joined = await subscriber.receive(timeoutMs: 50) != nil
+        }
+        #expect(joined)
+        let dispatcher = dispatcher(publisher)
+
+        let early = try await dispatcher.runOnce()
+        clock.advance(seconds: 3_600)
+        let due = try await dispatcher.runOnce()
+        let again = try await dispatcher.runOnce()
+
+        #expect(early == (0, 0) && due == (1, 2) && again == (0, 0))
+        var published: [Plantguide_Scheduling_V1_Reminder] = []
+        while let message = await subscriber.receive(timeoutMs: 300) {
+            if message.payload != Array("warm-up".utf8) { published.append(try .init(serializedBytes: message.payload)) }
+        }
+        #expect(published.count == 1)
+        #expect(published.first?.task.dueDate == "2026-06-01" && published.first?.plantName == "Monty" && published.first?.userID == "a")
+        let request = try #require(hook.requests.first)
+        #expect(hook.requests.count == 1)
+        #expect(request.headers["x-plantguide-signature"] == WebhookSignature.sign(request.body, secret: "0123456789abcdef-secret"))
+        #expect(request.headers["x-plantguide-reminder-id"] == published.first?.id)
+        let body = try Plantguide_Scheduling_V1_Reminder(jsonUTF8Data: request.body)
+        #expect(body.id == published.first?.id && body.task.id == published.first?.task.id)
+        publisher.close()
+    }
+
+    @Test("a receiver that fails three times and then answers gets the reminder once, after back-off")
+    func retries() async throws {
+        let calls = Atomic<Int>(0)
+        let hook = try FakeHTTPServer { _ in calls.add(1, ordering: .relaxed).newValue <= 3 ? .reply(status: 500) : .reply(status: 200) }
+        try await prepare(hook: hook)
+        let dispatcher = dispatcher(nil)
+        clock.advance(seconds: 3_600)
+
+        var deliveries: [Int] = []
+        for wait in [0.0, 2, 4, 8, 16, 32] {  // the back-off doubles from 2 s
+            clock.advance(seconds: wait)
+            deliveries.append(try await dispatcher.runOnce().delivered)
+        }
+
+        #expect(deliveries == [0, 0, 0, 1, 0, 0])
+        #expect(hook.requests.count == 4)
+        #expect(Set(hook.requests.compactMap { $0.headers["x-plantguide-reminder-id"] }).count == 1)
+    }
+
+    @Test("after the last attempt a delivery is dead-lettered and never tried again")
+    func deadLetter() async throws {
+        let hook = try FakeHTTPServer { _ in .reply(status: 503) }
+        try await prepare(hook: hook)
+        let dispatcher = dispatcher(nil, maxAttempts: 3)
+        clock.advance(seconds: 3_600)
+
+        for _ in 0..<6 {
+            _ = try await dispatcher.runOnce()
+            clock.advance(seconds: 3_600)
+        }
+
+        #expect(hook.requests.count == 3)
+        let state = try await database.read { db in try Int.fetchOne(db, sql: "SELECT state FROM delivery") }
+        #expect(state == 2)
+    }
+
+    @Test("webhooks need an http(s) URL and a secret of 16 bytes or more")
+    func webhookValidation() async throws {
+        for (url, secret) in [("ftp://x/y", "0123456789abcdef"), ("http://127.0.0.1/h", "short")] {
+            await #expect(throws: SchedulingError.self) { try await store.registerWebhook(id: "h", url: url, secret: secret, owner: "a") }
+        }
+        try await store.registerWebhook(id: "h", url: "https://example.invalid/h", secret: "0123456789abcdef", owner: "a")
+        let first = try await store.deleteWebhook(id: "h", owner: "a")
+        let second = try await store.deleteWebhook(id: "h", owner: "a")
+        #expect(first && !second)
+    }
+}
