@@ -110,6 +110,22 @@ struct ReminderDispatcherTests {
         #expect(state == 2)
     }
 
+    @Test("deleting a plant's schedules cancels its reminders not yet delivered")
+    func deletionCancels() async throws {
+        let hook = try FakeHTTPServer { _ in .reply(status: 503) }
+        try await prepare(hook: hook)
+        let dispatcher = dispatcher(nil)
+        clock.advance(seconds: 3_600)
+        _ = try await dispatcher.runOnce()  // collected, first attempt failed
+
+        _ = try await store.deleteSchedules(plantID: "p1", owner: "a")
+        clock.advance(seconds: 3_600)
+        _ = try await dispatcher.runOnce()
+
+        #expect(hook.requests.count == 1)
+        #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") } == 0)
+    }
+
     @Test("webhooks need an http(s) URL and a secret of 16 bytes or more")
     func webhookValidation() async throws {
         for (url, secret) in [("ftp://x/y", "0123456789abcdef"), ("http://127.0.0.1/h", "short")] {

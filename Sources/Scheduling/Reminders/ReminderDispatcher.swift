@@ -47,14 +47,23 @@ public final class ReminderDispatcher: Sendable {
         }
     }
 
+    /// The tasks whose reminder time has come and whose reminder is not written yet (served by a partial index).
+    static let dueTasks = """
+        SELECT * FROM task WHERE remindedAt IS NULL AND remindAt >= 0 AND remindAt <= ? AND state IN (1, 3) LIMIT ?
+        """
+
+    /// How many reminders are due and not yet collected (at most `limit`): for monitoring, and the benchmark.
+    public func dueCount(limit: Int = 1_000) async throws -> Int {
+        let time = now().timeIntervalSince1970
+        return try await writer.read { db in try Row.fetchAll(db, sql: Self.dueTasks, arguments: [time, limit]).count }
+    }
+
     /// Writes the reminders of tasks whose reminder time has come into the outbox.
     func collectDue() async throws -> Int {
         let time = now().timeIntervalSince1970
         let withPub = publisher != nil
         return try await writer.write { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM task WHERE remindedAt IS NULL AND remindAt >= 0 AND remindAt <= ? AND state IN (1, 3) LIMIT 1000
-                """, arguments: [time])
+            let rows = try Row.fetchAll(db, sql: Self.dueTasks, arguments: [time, 1_000])
             for row in rows {
                 let owner: String = row["ownerID"]
                 let task = TaskRows.task(row)

@@ -64,9 +64,13 @@ public struct SchedulingStore: Sendable {
         }
     }
 
-    /// Deletes every schedule and task of a plant; returns how many tasks went. Succeeds when there are none.
+    /// Deletes every schedule and task of a plant, and its reminders not delivered yet; returns how many tasks
+    /// went. Succeeds when there are none.
     public func deleteSchedules(plantID: String, owner: String) async throws -> Int {
         try await writer.write { db in
+            try db.execute(sql: """
+                DELETE FROM reminder WHERE ownerID = ? AND taskID IN (SELECT id FROM task WHERE ownerID = ? AND plantID = ?)
+                """, arguments: [owner, owner, plantID])
             try db.execute(sql: "DELETE FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
             try db.execute(sql: "DELETE FROM task WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
             return db.changesCount
@@ -95,6 +99,11 @@ public struct SchedulingStore: Sendable {
         try db.execute(sql: """
             DELETE FROM task WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state = 1 AND dueDay >= ?
             """, arguments: [owner, schedule.plantID, today.dayNumber])
+        // Reminders of tasks that will not remind any more (notifications turned off) are cancelled.
+        try db.execute(sql: """
+            DELETE FROM reminder WHERE ownerID = ? AND taskID IN (SELECT id FROM task WHERE ownerID = ? AND plantID = ? AND state IN (1, 3))
+              AND NOT EXISTS (SELECT 1 FROM delivery WHERE delivery.reminderID = reminder.id AND delivery.state = 1)
+            """, arguments: [owner, owner, schedule.plantID])
         let notified = wirePreferences.plantNotifications[schedule.plantID] ?? true
         for task in ScheduleGenerator.plan(request, preferences: preferences) {
             let reminds = notified && enabled(task.kind, wirePreferences)
