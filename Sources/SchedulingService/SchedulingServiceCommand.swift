@@ -41,20 +41,22 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
             let service = try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)
             return ServiceSet(
                 rpc: [service],
-                background: [DispatchLoop(dispatcher: service.dispatcher(publisher: publisher), interval: .milliseconds(interval))])
+                background: [DispatchLoop(
+                    dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
         }
         publisher.close()
     }
 }
 
-/// Runs the reminder dispatcher until shutdown.
+/// Runs the reminder dispatcher (and the daily horizon extension) until shutdown.
 private struct DispatchLoop: Service {
     let dispatcher: ReminderDispatcher
+    let store: SchedulingStore
     let interval: Duration
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await dispatcher.run(every: interval)
+            await dispatcher.run(every: interval, store: store)
         }
     }
 }

@@ -49,6 +49,20 @@ struct SchedulingStoreTests {
         #expect(try await store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
     }
 
+    @Test("the horizon moves forward: twenty days later the plan reaches thirty days past the new today")
+    func rollingHorizon() async throws {
+        _ = try await store.putSchedule(schedule("p1"), owner: "a")
+        clock.advance(days: 20)
+
+        let planned = try await store.extendHorizons()
+        let upcoming = try await store.list(.with { $0.view = .range; $0.fromDate = "2026-06-21"; $0.toDate = "2026-07-20" }, owner: "a")
+
+        #expect(planned == 1)
+        #expect(waterings(upcoming.tasks) == ["2026-06-22", "2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"])
+        #expect(try await store.extendHorizons() == 1)
+        #expect(try await store.list(.init(), owner: "a").tasks.count == 8, "three overdue and five ahead, nothing twice")
+    }
+
     @Test("completing counts the next watering from the completion date; completing twice is a no-op")
     func complete() async throws {
         let (_, tasks) = try await store.putSchedule(schedule("p1"), owner: "a")

@@ -39,9 +39,13 @@ public final class ReminderDispatcher: Sendable {
         (try await collectDue(), try await deliverDue())
     }
 
-    /// Runs `runOnce` every `interval` until the task is cancelled.
-    public func run(every interval: Duration) async {
+    /// Runs `runOnce` every `interval` until the task is cancelled; once per UTC day (and at start) it also moves
+    /// every schedule's horizon forward with `store.extendHorizons()`.
+    public func run(every interval: Duration, store: SchedulingStore) async {
+        var plannedDay: Int?
         while !Task.isCancelled {
+            let day = Int(now().timeIntervalSince1970 / 86_400)
+            if plannedDay != day, (try? await store.extendHorizons()) != nil { plannedDay = day }
             _ = try? await runOnce()
             try? await Task.sleep(for: interval)
         }

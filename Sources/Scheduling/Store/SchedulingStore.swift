@@ -79,8 +79,29 @@ public struct SchedulingStore: Sendable {
 
     // MARK: Planning
 
+    /// Plans every schedule again from today, so that the rolling horizon moves forward. Idempotent.
+    /// - Returns: how many schedules were planned.
+    @discardableResult
+    public func extendHorizons() async throws -> Int {
+        let time = now()
+        let keys = try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT ownerID, plantID FROM schedule").map { ($0["ownerID"] as String, $0["plantID"] as String) }
+        }
+        for batch in stride(from: 0, to: keys.count, by: 200) {
+            try await writer.write { db in
+                for (owner, plant) in keys[batch..<min(batch + 200, keys.count)] {
+                    guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?",
+                                                          arguments: [owner, plant]) else { continue }
+                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time)
+                }
+            }
+        }
+        return keys.count
+    }
+
     /// Plans `schedule` from today (or its start date): future open recurring tasks are replaced, and the next
-    /// occurrence of each kind counts from its last completion.
+    /// occurrence of each kind counts from its last completion or, if later, its latest overdue open task (so that
+    /// planning again keeps the same dates and does not stack a new task on undone ones).
     static func plan(_ db: Database, _ schedule: Schedule, owner: String, at time: Date) throws {
         let wirePreferences = try preferences(db, owner: owner)
         let preferences = try SchedulePreferences(wire: wirePreferences)
@@ -94,6 +115,15 @@ public struct SchedulingStore: Sendable {
             """, arguments: [owner, schedule.plantID]) {
             if let kind = TaskRows.kind(row["kind"]), let last: Double = row["last"] {
                 request.lastDone[kind] = localDate(Date(timeIntervalSince1970: last), preferences.timeZone)
+            }
+        }
+        for row in try Row.fetchAll(db, sql: """
+            SELECT kind, MAX(dueDay) AS last FROM task
+            WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state IN (1, 3) AND dueDay < ? GROUP BY kind
+            """, arguments: [owner, schedule.plantID, today.dayNumber]) {
+            if let kind = TaskRows.kind(row["kind"]) {
+                let overdue = LocalDate(dayNumber: row["last"])
+                request.lastDone[kind] = max(request.lastDone[kind] ?? overdue, overdue)
             }
         }
         try db.execute(sql: """
