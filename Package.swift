@@ -75,6 +75,8 @@ let package = Package(
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
+        .target(
+            name: "PlantGuideStorage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(
@@ -171,6 +173,7 @@ let package = Package(
         + service(
             "CareData", executable: "CareDataService",
             extra: [
+                "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -179,6 +182,7 @@ let package = Package(
             "Collection", executable: "CollectionService",
             extra: [
                 "PlantGuideImaging", "CSodium",
+                "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])
@@ -186,6 +190,7 @@ let package = Package(
             "Scheduling", executable: "SchedulingService",
             extra: [
                 "CSodium",
+                "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])

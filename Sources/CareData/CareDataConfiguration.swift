@@ -1,3 +1,4 @@
+import PlantGuideRPC
 import Foundation
 
 /// Configuration of the care-data service. The executable builds it from flags and PLANTGUIDE_* variables.
@@ -28,4 +29,14 @@ public struct CareDataError: Error, Sendable, CustomStringConvertible {
     public var message: String
 
     public var description: String { message }
+}
+
+extension CareDataError: RPCStatusConvertible {
+    public var rpcError: RPCError {
+        let status: RPCError.Code = switch code {
+        case .invalidArgument: .invalidArgument
+        case .notFound: .notFound
+        }
+        return RPCError(status, message)
+    }
 }

@@ -27,10 +27,10 @@ public struct CareDataRPCService: RPCService {
             let care: CareInfo
             switch request.key {
             case .scientificName(let name)?:
-                care = try await Self.mapped { try await provider.careInfo(scientificName: name) }
+                care = try await provider.careInfo(scientificName: name)
             case .trefleID(let id)?:
                 guard id > 0 else { throw RPCError(.invalidArgument, "trefle_id must be positive") }
-                care = try await Self.mapped { try await provider.careInfo(trefleID: Int(id)) }
+                care = try await provider.careInfo(trefleID: Int(id))
             case nil:
                 throw RPCError(.invalidArgument, "give scientific_name or trefle_id")
             }
@@ -60,17 +60,9 @@ public struct CareDataRPCService: RPCService {
             case .trefleID(let value)?: id = Int(value)
             case nil: break
             }
-            let removed = try await Self.mapped { try await provider.invalidate(scientificName: name, trefleID: id) }
+            let removed = try await provider.invalidate(scientificName: name, trefleID: id)
             return .with { $0.removed = removed }
         }
     }
 
-    /// Runs `body`, turning `CareDataError`s into statuses.
-    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as CareDataError {
-            throw RPCError(error.code == .invalidArgument ? .invalidArgument : .notFound, error.message)
-        }
-    }
 }

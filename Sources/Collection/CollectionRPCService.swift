@@ -56,24 +56,22 @@ public struct CollectionRPCService: RPCService {
         let maxArchiveBytes = self.maxArchiveBytes
 
         router.register(Methods.addPlant) { request, context in
-            let (plant, created) = try await Self.run { try await plants.add(request.plant, owner: try context.requireUserID()) }
+            let (plant, created) = try await plants.add(request.plant, owner: try context.requireUserID())
             return .with {
                 $0.plant = plant
                 $0.created = created
             }
         }
         router.register(Methods.getPlant) { request, context in
-            let plant = try await Self.run { try await plants.plant(id: request.id, owner: try context.requireUserID()) }
+            let plant = try await plants.plant(id: request.id, owner: try context.requireUserID())
             return .with { $0.plant = plant }
         }
         router.register(Methods.updatePlant) { request, context in
-            let plant = try await Self.run {
-                try await plants.update(request.plant, mask: request.updateMask, owner: try context.requireUserID())
-            }
+            let plant = try await plants.update(request.plant, mask: request.updateMask, owner: try context.requireUserID())
             return .with { $0.plant = plant }
         }
         router.register(Methods.deletePlant) { request, context in
-            let (deleted, orphaned) = try await Self.run { try await plants.delete(id: request.id, owner: try context.requireUserID()) }
+            let (deleted, orphaned) = try await plants.delete(id: request.id, owner: try context.requireUserID())
             photos.removeFiles(of: orphaned)
             return .with {
                 $0.deleted = deleted
@@ -81,46 +79,36 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.listPlants) { request, context in
-            try await Self.run { try await plants.list(request, owner: try context.requireUserID()) }
+            try await plants.list(request, owner: try context.requireUserID())
         }
         router.register(Methods.setFavorite) { request, context in
-            let plant = try await Self.run {
-                try await plants.setFavorite(id: request.id, favorite: request.favorite, owner: try context.requireUserID())
-            }
+            let plant = try await plants.setFavorite(id: request.id, favorite: request.favorite, owner: try context.requireUserID())
             return .with { $0.plant = plant }
         }
         router.register(Methods.searchPlants) { request, context in
             guard request.limit <= 100 else { throw RPCError(.invalidArgument, "limit must be at most 100") }
-            let hits = try await Self.run {
-                try await plants.search(request.query, limit: request.limit == 0 ? 20 : Int(request.limit), owner: try context.requireUserID())
-            }
+            let hits = try await plants.search(request.query, limit: request.limit == 0 ? 20 : Int(request.limit), owner: try context.requireUserID())
             return .with { $0.hits = hits }
         }
         router.register(Methods.suggestNames) { request, context in
             guard request.limit <= 50 else { throw RPCError(.invalidArgument, "limit must be at most 50") }
-            let names = try await Self.run {
-                try await plants.suggestions(prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
-            }
+            let names = try await plants.suggestions(prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
             return .with { $0.suggestions = names }
         }
         router.register(Methods.getStatistics) { request, context in
             let zone = request.timeZone.isEmpty ? TimeZone(identifier: "UTC") : TimeZone(identifier: request.timeZone)
             guard let zone else { throw RPCError(.invalidArgument, "unknown time zone '\(request.timeZone)'") }
-            return try await Self.run { try await plants.statistics(owner: try context.requireUserID(), timeZone: zone) }
+            return try await plants.statistics(owner: try context.requireUserID(), timeZone: zone)
         }
         router.register(Methods.putPhoto) { request, context in
-            let (photo, deduplicated) = try await Self.run {
-                try await photos.put(request.data, kind: request.kind, plantID: request.plantID, owner: try context.requireUserID())
-            }
+            let (photo, deduplicated) = try await photos.put(request.data, kind: request.kind, plantID: request.plantID, owner: try context.requireUserID())
             return .with {
                 $0.photo = photo
                 $0.deduplicated = deduplicated
             }
         }
         router.register(Methods.getPhoto) { request, context in
-            let (data, mediaType, sha) = try await Self.run {
-                try await photos.get(sha: request.sha256, thumbnailSize: Int(request.thumbnailSize), owner: try context.requireUserID())
-            }
+            let (data, mediaType, sha) = try await photos.get(sha: request.sha256, thumbnailSize: Int(request.thumbnailSize), owner: try context.requireUserID())
             return .with {
                 $0.data = data
                 $0.mediaType = mediaType
@@ -128,41 +116,37 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.addIdentification) { request, context in
-            let (record, created) = try await Self.run { try await history.add(request.identification, owner: try context.requireUserID()) }
+            let (record, created) = try await history.add(request.identification, owner: try context.requireUserID())
             return .with {
                 $0.identification = record
                 $0.created = created
             }
         }
         router.register(Methods.listIdentifications) { request, context in
-            let (records, next) = try await Self.run {
-                try await history.identifications(
+            let (records, next) = try await history.identifications(
                     plantID: request.plantID, pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
-            }
             return .with {
                 $0.identifications = records
                 $0.nextPageToken = next
             }
         }
         router.register(Methods.addJournalEvent) { request, context in
-            let (event, created) = try await Self.run { try await history.add(request.event, owner: try context.requireUserID()) }
+            let (event, created) = try await history.add(request.event, owner: try context.requireUserID())
             return .with {
                 $0.event = event
                 $0.created = created
             }
         }
         router.register(Methods.listJournalEvents) { request, context in
-            let (events, next) = try await Self.run {
-                try await history.events(
+            let (events, next) = try await history.events(
                     plantID: request.plantID, pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
-            }
             return .with {
                 $0.events = events
                 $0.nextPageToken = next
             }
         }
         router.register(Methods.exportCollection) { _, context in
-            let archive = try await Self.run { try await archiver.export(owner: try context.requireUserID()) }
+            let archive = try await archiver.export(owner: try context.requireUserID())
             guard archive.count <= maxArchiveBytes else {
                 throw RPCError(.resourceExhausted, "the archive is \(archive.count) bytes, more than the \(maxArchiveBytes) one message carries")
             }
@@ -172,7 +156,7 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.importCollection) { request, context in
-            let (imported, unchanged, photos) = try await Self.run { try await archiver.import(request.archive, owner: try context.requireUserID()) }
+            let (imported, unchanged, photos) = try await archiver.import(request.archive, owner: try context.requireUserID())
             return .with {
                 $0.plantsImported = UInt32(imported)
                 $0.plantsUnchanged = UInt32(unchanged)
@@ -180,7 +164,7 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.deleteUserData) { _, context in
-            let (count, orphaned) = try await Self.run { try await plants.deleteAll(owner: try context.requireUserID()) }
+            let (count, orphaned) = try await plants.deleteAll(owner: try context.requireUserID())
             photos.removeFiles(of: orphaned)
             return .with {
                 $0.plantsDeleted = UInt32(count)
@@ -189,17 +173,4 @@ public struct CollectionRPCService: RPCService {
         }
     }
 
-    /// Runs `body`, turning `CollectionError`s into statuses.
-    static func run<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as CollectionError {
-            switch error.code {
-            case .invalidArgument: throw RPCError(.invalidArgument, error.message)
-            case .notFound: throw RPCError(.notFound, error.message)
-            case .alreadyExists: throw RPCError(.alreadyExists, error.message)
-            case .resourceExhausted: throw RPCError(.resourceExhausted, error.message)
-            }
-        }
-    }
 }

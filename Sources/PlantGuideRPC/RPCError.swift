@@ -2,8 +2,8 @@ import PlantGuideProtos
 
 /// A failed call: what clients throw and what handlers throw to choose the status a caller sees.
 ///
-/// Handlers throw `RPCError(.notFound, "no plant with id p1")`; any other error thrown by a handler reaches the
-/// caller as UNKNOWN with the error's description, and is logged.
+/// Handlers throw `RPCError(.notFound, "no plant with id p1")`, or a domain error that is ``RPCStatusConvertible``;
+/// any other error thrown by a handler reaches the caller as UNKNOWN with the error's description, and is logged.
 public struct RPCError: Error, Sendable, CustomStringConvertible {
     /// gRPC's status code.
     public var code: Code
@@ -63,6 +63,13 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// An error that knows the status it reaches a caller with: the domain errors of the service libraries
+/// (`CollectionError`, `SchedulingError`…) conform, so that their handlers simply throw them.
+public protocol RPCStatusConvertible: Error {
+    /// The status (code and message) a caller sees.
+    var rpcError: RPCError { get }
+}
+
 extension RPCError {
     /// The wire status for this error.
     var wireStatus: Plantguide_Rpc_V1_Status {
@@ -82,6 +89,8 @@ extension RPCError {
         switch error {
         case let error as RPCError:
             self = error
+        case let error as any RPCStatusConvertible:
+            self = error.rpcError
         case is CancellationError:
             self.init(.cancelled, "the call was cancelled")
         default:

@@ -1,3 +1,4 @@
+import PlantGuideRPC
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
@@ -84,4 +85,15 @@ public struct SchedulingError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension SchedulingError: RPCStatusConvertible {
+    public var rpcError: RPCError {
+        let status: RPCError.Code = switch code {
+        case .invalidArgument: .invalidArgument
+        case .notFound: .notFound
+        case .failedPrecondition: .failedPrecondition
+        }
+        return RPCError(status, message)
+    }
 }

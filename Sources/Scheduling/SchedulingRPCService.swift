@@ -41,19 +41,19 @@ public struct SchedulingRPCService: RPCService {
         let store = self.store
 
         router.register(Methods.putSchedule) { request, context in
-            let (schedule, tasks) = try await Self.run { try await store.putSchedule(request.schedule, owner: try context.requireUserID()) }
+            let (schedule, tasks) = try await store.putSchedule(request.schedule, owner: try context.requireUserID())
             return .with { $0.schedule = schedule; $0.tasks = tasks }
         }
         router.register(Methods.getSchedule) { request, context in
-            let schedule = try await Self.run { try await store.schedule(plantID: request.plantID, owner: try context.requireUserID()) }
+            let schedule = try await store.schedule(plantID: request.plantID, owner: try context.requireUserID())
             return .with { $0.schedule = schedule }
         }
         router.register(Methods.deletePlantSchedules) { request, context in
-            let count = try await Self.run { try await store.deleteSchedules(plantID: request.plantID, owner: try context.requireUserID()) }
+            let count = try await store.deleteSchedules(plantID: request.plantID, owner: try context.requireUserID())
             return .with { $0.tasksDeleted = UInt32(count) }
         }
         router.register(Methods.listTasks) { request, context in
-            let (tasks, days) = try await Self.run { try await store.list(request, owner: try context.requireUserID()) }
+            let (tasks, days) = try await store.list(request, owner: try context.requireUserID())
             return .with {
                 $0.tasks = tasks
                 if request.view == .upcoming || request.view == .range {
@@ -62,17 +62,15 @@ public struct SchedulingRPCService: RPCService {
             }
         }
         router.register(Methods.getCalendarCounts) { request, context in
-            let counts = try await Self.run { try await store.counts(from: request.fromDate, to: request.toDate, owner: try context.requireUserID()) }
+            let counts = try await store.counts(from: request.fromDate, to: request.toDate, owner: try context.requireUserID())
             return .with { $0.counts = counts }
         }
         router.register(Methods.getBadgeCount) { _, context in
-            let (overdue, today) = try await Self.run { try await store.badge(owner: try context.requireUserID()) }
+            let (overdue, today) = try await store.badge(owner: try context.requireUserID())
             return .with { $0.overdue = UInt32(overdue); $0.today = UInt32(today); $0.total = UInt32(overdue + today) }
         }
         router.register(Methods.completeTasks) { request, context in
-            let (completed, planned) = try await Self.run {
-                try await store.complete(ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
-            }
+            let (completed, planned) = try await store.complete(ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
             return .with { $0.completed = completed; $0.planned = planned }
         }
         router.register(Methods.snoozeTask) { request, context in
@@ -83,59 +81,43 @@ public struct SchedulingRPCService: RPCService {
             case .date(let value)?: date = value
             case nil: break
             }
-            let task = try await Self.run { try await store.snooze(id: request.taskID, hours: hours, until: date, owner: try context.requireUserID()) }
+            let task = try await store.snooze(id: request.taskID, hours: hours, until: date, owner: try context.requireUserID())
             return .with { $0.task = task }
         }
         router.register(Methods.skipTask) { request, context in
-            let task = try await Self.run { try await store.skip(id: request.taskID, owner: try context.requireUserID()) }
+            let task = try await store.skip(id: request.taskID, owner: try context.requireUserID())
             return .with { $0.task = task }
         }
         router.register(Methods.addTask) { request, context in
-            let task = try await Self.run { try await store.add(request.task, owner: try context.requireUserID()) }
+            let task = try await store.add(request.task, owner: try context.requireUserID())
             return .with { $0.task = task }
         }
         router.register(Methods.recordCareEvent) { request, context in
-            let task = try await Self.run {
-                try await store.recordCareEvent(plantID: request.plantID, type: request.type,
+            let task = try await store.recordCareEvent(plantID: request.plantID, type: request.type,
                                                 at: request.hasOccurredAt ? request.occurredAt.date : nil, owner: try context.requireUserID())
-            }
             return .with { if let task { $0.completed = task } }
         }
         router.register(Methods.getPreferences) { _, context in
-            let preferences = try await Self.run { try await store.preferences(owner: try context.requireUserID()) }
+            let preferences = try await store.preferences(owner: try context.requireUserID())
             return .with { $0.preferences = preferences }
         }
         router.register(Methods.putPreferences) { request, context in
-            let (preferences, replanned) = try await Self.run { try await store.putPreferences(request.preferences, owner: try context.requireUserID()) }
+            let (preferences, replanned) = try await store.putPreferences(request.preferences, owner: try context.requireUserID())
             return .with { $0.preferences = preferences; $0.remindersReplanned = UInt32(replanned) }
         }
         router.register(Methods.registerWebhook) { request, context in
-            try await Self.run {
-                try await store.registerWebhook(id: request.id, url: request.url, secret: request.secret, owner: try context.requireUserID())
-            }
+            try await store.registerWebhook(id: request.id, url: request.url, secret: request.secret, owner: try context.requireUserID())
             return .with { $0.id = request.id }
         }
         router.register(Methods.deleteWebhook) { request, context in
-            let deleted = try await Self.run { try await store.deleteWebhook(id: request.id, owner: try context.requireUserID()) }
+            let deleted = try await store.deleteWebhook(id: request.id, owner: try context.requireUserID())
             return .with { $0.deleted = deleted }
         }
         router.register(Methods.getCalendar) { request, context in
             guard request.days <= 366 else { throw RPCError(.invalidArgument, "days must be at most 366") }
-            let ics = try await Self.run { try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID()) }
+            let ics = try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID())
             return .with { $0.ics = ics }
         }
     }
 
-    /// Runs `body`, turning `SchedulingError`s into statuses.
-    static func run<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as SchedulingError {
-            switch error.code {
-            case .invalidArgument: throw RPCError(.invalidArgument, error.message)
-            case .notFound: throw RPCError(.notFound, error.message)
-            case .failedPrecondition: throw RPCError(.failedPrecondition, error.message)
-            }
-        }
-    }
 }

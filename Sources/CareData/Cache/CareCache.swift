@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlantGuideStorage
 import PlantGuideCore
 
 /// The care-data cache: one SQLite database (WAL) in the service's data folder, keyed by normalised scientific
@@ -40,10 +41,7 @@ public struct CareCache: Sendable {
     /// Opens (creating and migrating) the database at `path`; up to `memoryCapacity` entries stay in memory.
     public init(path: String, memoryCapacity: Int = 10_000) throws {
         recent = RecentEntries(capacity: memoryCapacity)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        writer = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(writer)
+        writer = try ServiceDatabase.open(path: path, migrator: Self.migrator)
     }
 
     /// The cache key of a scientific name: its canonical form, lower-cased. Nil when it holds no name.

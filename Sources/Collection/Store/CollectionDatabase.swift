@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlantGuideStorage
 
 /// The collection service's SQLite database (WAL, foreign keys on) and its migrations.
 ///
@@ -11,11 +12,7 @@ import GRDB
 public enum CollectionDatabase {
     /// Opens (creating and migrating) the database at `path`.
     public static func open(path: String) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try migrator.migrate(pool)
-        return pool
+        try ServiceDatabase.open(path: path, migrator: migrator)
     }
 
     /// Every migration, in order. Tests apply a prefix of it to build older schemas.

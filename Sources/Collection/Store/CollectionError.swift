@@ -1,3 +1,4 @@
+import PlantGuideRPC
 /// A collection request that cannot be done, with the status it maps to.
 public struct CollectionError: Error, Sendable, CustomStringConvertible {
     public enum Code: Sendable { case invalidArgument, notFound, alreadyExists, resourceExhausted }
@@ -10,4 +11,16 @@ public struct CollectionError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension CollectionError: RPCStatusConvertible {
+    public var rpcError: RPCError {
+        let status: RPCError.Code = switch code {
+        case .invalidArgument: .invalidArgument
+        case .notFound: .notFound
+        case .alreadyExists: .alreadyExists
+        case .resourceExhausted: .resourceExhausted
+        }
+        return RPCError(status, message)
+    }
 }

@@ -1,13 +1,10 @@
 import GRDB
+import PlantGuideStorage
 
 /// The scheduling service's SQLite database (WAL) and its migrations.
 public enum SchedulingDatabase {
     public static func open(path: String) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try migrator.migrate(pool)
-        return pool
+        try ServiceDatabase.open(path: path, migrator: migrator)
     }
 
     public static var migrator: DatabaseMigrator {
