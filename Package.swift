@@ -75,6 +75,8 @@ let package = Package(
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
+        // One HTTP client for every external call (Trefle, Pl@ntNet, webhooks): URLSession, libcurl on Linux.
+        .target(name: "PlantGuideHTTP", swiftSettings: strict),
         .target(
             name: "PlantGuideStorage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
@@ -173,7 +175,7 @@ let package = Package(
         + service(
             "CareData", executable: "CareDataService",
             extra: [
-                "PlantGuideStorage",
+                "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -190,7 +192,7 @@ let package = Package(
             "Scheduling", executable: "SchedulingService",
             extra: [
                 "CSodium",
-                "PlantGuideStorage",
+                "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])

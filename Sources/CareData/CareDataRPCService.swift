@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideHTTP
 import Logging
 import PlantGuideCore
 import PlantGuideProtos

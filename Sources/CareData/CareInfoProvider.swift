@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideHTTP
 import Metrics
 import PlantGuideCore
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
 
@@ -32,8 +33,8 @@ public struct SchedulingRPCService: RPCService {
     }
 
     /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).
-    public func dispatcher(publisher: Publisher?, sender: any WebhookSender = URLSessionWebhookSender()) -> ReminderDispatcher {
-        ReminderDispatcher(writer: database, publisher: publisher, sender: sender, now: configuration.now)
+    public func dispatcher(publisher: Publisher?, http: any HTTPClient = URLSessionHTTPClient()) -> ReminderDispatcher {
+        ReminderDispatcher(writer: database, publisher: publisher, http: http, now: configuration.now)
     }
 
     public func registerMethods(with router: inout RPCRouter) {

@@ -23,7 +23,7 @@ struct ReminderDispatcherTests {
 
     private func dispatcher(_ publisher: Publisher?, maxAttempts: Int = 8) -> ReminderDispatcher {
         let clock = self.clock
-        return ReminderDispatcher(writer: database, publisher: publisher, sender: URLSessionWebhookSender(),
+        return ReminderDispatcher(writer: database, publisher: publisher,
                                   maxAttempts: maxAttempts, initialBackoff: 2, now: { clock.now })
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
@@ -16,18 +17,18 @@ public final class ReminderDispatcher: Sendable {
 
     let writer: any DatabaseWriter
     let publisher: Publisher?
-    let sender: any WebhookSender
+    let http: any HTTPClient
     let now: @Sendable () -> Date
     /// Default 8.
     public let maxAttempts: Int
     /// First retry after this; doubling up to an hour. Default 2 s.
     public let initialBackoff: TimeInterval
 
-    public init(writer: any DatabaseWriter, publisher: Publisher?, sender: any WebhookSender = URLSessionWebhookSender(),
+    public init(writer: any DatabaseWriter, publisher: Publisher?, http: any HTTPClient = URLSessionHTTPClient(),
                 maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, now: @escaping @Sendable () -> Date = { Date() }) {
         self.writer = writer
         self.publisher = publisher
-        self.sender = sender
+        self.http = http
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.now = now
@@ -137,10 +138,14 @@ public final class ReminderDispatcher: Sendable {
             throw SchedulingError(.notFound, "webhook \(hookID) was removed")
         }
         let body = try Reminder(serializedBytes: message).jsonUTF8Data()
-        try await sender.post(body, to: url, headers: [
+        let response = try await http.send(HTTPRequest(method: "POST", url: url, headers: [
+            "Content-Type": "application/json",
             WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
             "X-PlantGuide-Reminder-Id": reminderID,
-        ])
+        ], body: body), timeout: .seconds(10))
+        guard (200..<300).contains(response.status) else {
+            throw SchedulingError(.failedPrecondition, "webhook \(hookID) answered \(response.status)")
+        }
     }
 
     private func mark(_ reminderID: String, _ receiver: String, state: Int, attempts: Int, next: Double, error: String) async throws {

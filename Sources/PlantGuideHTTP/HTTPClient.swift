@@ -4,7 +4,22 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// An HTTP response as the Trefle client needs it.
+/// An HTTP request to an external service (Trefle, Pl@ntNet, a webhook).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An HTTP response.
 public struct HTTPResponse: Sendable {
     public var status: Int
     /// Header fields with lower-case names.
@@ -18,10 +33,19 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// What the Trefle client sends HTTP requests through: URLSession in production, anything in tests.
+/// What every external HTTP call of PlantGuide goes through (DESIGN: one protocol): URLSession, which is libcurl
+/// on Linux, in production; anything in tests.
 public protocol HTTPClient: Sendable {
-    /// GETs `url`; throws `HTTPClientError` when no response arrives within `timeout` or the transport fails.
-    func get(_ url: URL, headers: [String: String], timeout: Duration) async throws -> HTTPResponse
+    /// Sends `request`; throws `HTTPClientError` when no response arrives within `timeout` or the transport fails.
+    /// Any status, 4xx and 5xx included, is a response.
+    func send(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse
+}
+
+extension HTTPClient {
+    /// GETs `url`.
+    public func get(_ url: URL, headers: [String: String], timeout: Duration) async throws -> HTTPResponse {
+        try await send(HTTPRequest(url: url, headers: headers), timeout: timeout)
+    }
 }
 
 /// A transport failure: no HTTP response at all.
@@ -46,10 +70,13 @@ public final class URLSessionHTTPClient: HTTPClient {
 
     /// The time-out is enforced here: swift-corelibs-foundation truncates `timeoutInterval` to whole seconds
     /// (0.5 s fires at once, 1.7 s after 1 s), so URLSession's own interval, rounded up, is only a backstop.
-    public func get(_ url: URL, headers: [String: String], timeout: Duration) async throws -> HTTPResponse {
+    public func send(_ outgoing: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+        let url = outgoing.url
         var request = URLRequest(url: url)
+        request.httpMethod = outgoing.method
+        request.httpBody = outgoing.body
         request.timeoutInterval = (Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18).rounded(.up) + 1
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in outgoing.headers { request.setValue(value, forHTTPHeaderField: name) }
         let call = PreparedRequest(request: request, session: session)
         return try await withCheckedThrowingContinuation { continuation in
             let outcome = FirstOutcome(continuation)
