@@ -156,6 +156,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SchedulingTests",
             dependencies: [
@@ -171,7 +172,7 @@ let package = Package(
             swiftSettings: strict
         ),
     ]
-        + service("Identification", executable: "IdentificationService")
+        + service("Identification", executable: "IdentificationService", extra: ["PlantGuideHTTP"])
         + service(
             "CareData", executable: "CareDataService",
             extra: [
