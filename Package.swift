@@ -172,7 +172,7 @@ let package = Package(
             swiftSettings: strict
         ),
     ]
-        + service("Identification", executable: "IdentificationService", extra: ["PlantGuideHTTP"])
+        + service("Identification", executable: "IdentificationService", extra: ["PlantGuideHTTP", "PlantGuideImaging", "CSodium"])
         + service(
             "CareData", executable: "CareDataService",
             extra: [

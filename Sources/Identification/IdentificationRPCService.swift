@@ -1,29 +1,39 @@
 import Foundation
 import Logging
+import PlantGuideProtos
 import PlantGuideRPC
 
-/// Configuration of plantguide-identification.
-public struct IdentificationConfiguration: Sendable {
-    /// Folder holding the service's own files (its SQLite database among them).
-    public var dataDirectory: URL
-
-    public init(dataDirectory: URL) {
-        self.dataDirectory = dataDirectory
-    }
-}
-
-/// The RPC methods of plantguide-identification: plant identification (on-device model, Pl@ntNet, hybrid policy).
-///
-/// Not implemented yet (issue 6): the service runs, answers health and metrics, and its own methods
-/// answer UNIMPLEMENTED.
+/// The RPC methods of plantguide-identification (see `Protos/plantguide/identification/v1/identification.proto`).
 public struct IdentificationRPCService: RPCService {
-    public let configuration: IdentificationConfiguration
-    private let logger: Logger
+    public let identifier: Identifier
 
-    public init(configuration: IdentificationConfiguration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
+    public init(identifier: Identifier) {
+        self.identifier = identifier
     }
 
-    public func registerMethods(with router: inout RPCRouter) {}
+    public func registerMethods(with router: inout RPCRouter) {
+        typealias Methods = Plantguide_Identification_V1_IdentificationService
+        let identifier = self.identifier
+        router.register(Methods.identify) { request, context in
+            try await identifier.identify(request, timeRemaining: context.timeRemaining)
+        }
+        router.register(Methods.getStatus) { _, _ in
+            let quota = identifier.plantnet.remainingQuota
+            return .with {
+                $0.plantnetConfigured = identifier.plantnet.isConfigured
+                $0.plantnetRemainingRequests = Int64(quota.remaining ?? -1)
+                if let reset = quota.resetsAt { $0.plantnetQuotaResetsAt = .init(date: reset) }
+                if let model = identifier.classifier {
+                    $0.models = [.with {
+                        $0.name = model.name
+                        $0.version = model.version
+                        $0.classes = UInt32(model.classes)
+                        $0.inputWidth = UInt32(model.inputSize.width)
+                        $0.inputHeight = UInt32(model.inputSize.height)
+                        $0.experimental = model.isExperimental
+                    }]
+                }
+            }
+        }
+    }
 }

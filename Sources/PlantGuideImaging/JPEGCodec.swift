@@ -60,7 +60,8 @@ public enum JPEGCodec {
 
     private static func error(_ handle: tjhandle, _ stage: String) -> ImagingError {
         let text = String(cString: tjGetErrorStr2(handle))
-        if text.lowercased().contains("premature end") {
+        // A file cut off inside its data ends prematurely; one cut off before the data has no scan (SOS) at all.
+        if text.lowercased().contains("premature end") || text.lowercased().contains("missing sos") {
             return ImagingError(.truncated, "the JPEG is truncated")
         }
         return ImagingError(.corrupt, "the JPEG is damaged (\(stage): \(text))")

@@ -272,6 +272,12 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyResponse: Sendabl
   /// Why Pl@ntNet was or was not asked, in words, e.g. "on-device confidence 0.42 < 0.70".
   public var policyNote: String = String()
 
+  /// True when the best candidate scores under the request's minimum confidence: show it as a guess.
+  public var lowConfidence: Bool = false
+
+  /// True when this answer was served from the cache of identical photos and settings.
+  public var cached: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -520,7 +526,7 @@ nonisolated extension Plantguide_Identification_V1_SpeciesCandidate: SwiftProtob
 
 nonisolated extension Plantguide_Identification_V1_IdentifyResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentifyResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}candidates\0\u{1}source\0\u{3}no_plant_recognized\0\u{1}model\0\u{1}experimental\0\u{3}policy_note\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}candidates\0\u{1}source\0\u{3}no_plant_recognized\0\u{1}model\0\u{1}experimental\0\u{3}policy_note\0\u{3}low_confidence\0\u{1}cached\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -534,6 +540,8 @@ nonisolated extension Plantguide_Identification_V1_IdentifyResponse: SwiftProtob
       case 4: try { try decoder.decodeSingularStringField(value: &self.model) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.experimental) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.policyNote) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.lowConfidence) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.cached) }()
       default: break
       }
     }
@@ -558,6 +566,12 @@ nonisolated extension Plantguide_Identification_V1_IdentifyResponse: SwiftProtob
     if !self.policyNote.isEmpty {
       try visitor.visitSingularStringField(value: self.policyNote, fieldNumber: 6)
     }
+    if self.lowConfidence != false {
+      try visitor.visitSingularBoolField(value: self.lowConfidence, fieldNumber: 7)
+    }
+    if self.cached != false {
+      try visitor.visitSingularBoolField(value: self.cached, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -568,6 +582,8 @@ nonisolated extension Plantguide_Identification_V1_IdentifyResponse: SwiftProtob
     if lhs.model != rhs.model {return false}
     if lhs.experimental != rhs.experimental {return false}
     if lhs.policyNote != rhs.policyNote {return false}
+    if lhs.lowConfidence != rhs.lowConfidence {return false}
+    if lhs.cached != rhs.cached {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

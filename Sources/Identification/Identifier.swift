@@ -1,0 +1,164 @@
+import CSodium
+import Foundation
+import PlantGuideHTTP
+import PlantGuideImaging
+import PlantGuideProtos
+import PlantGuideRPC
+import Synchronization
+
+/// Names the plant in one to five photos: validates them, follows ``HybridPolicy`` between the on-device model and
+/// Pl@ntNet, and remembers answers for identical photos and settings.
+public final class Identifier: Sendable {
+    public typealias Request = Plantguide_Identification_V1_IdentifyRequest
+    public typealias Response = Plantguide_Identification_V1_IdentifyResponse
+
+    public let plantnet: PlantNetClient
+    public let classifier: (any SpeciesClassifier)?
+    let configuration: IdentificationConfiguration
+    private let cache: Mutex<[String: (response: Response, order: UInt64)]> = Mutex([:])
+    private let counter = Atomic<UInt64>(0)
+
+    public init(configuration: IdentificationConfiguration, classifier: (any SpeciesClassifier)? = nil,
+                http: any HTTPClient = URLSessionHTTPClient()) {
+        self.configuration = configuration
+        self.classifier = classifier
+        plantnet = PlantNetClient(configuration: configuration.plantnet, http: http)
+    }
+
+    /// - Throws: ``RPCError`` INVALID_ARGUMENT for bad photos or settings; the statuses of ``PlantNetError``;
+    ///   FAILED_PRECONDITION when the policy has nothing to ask.
+    public func identify(_ request: Request, timeRemaining: Duration) async throws -> Response {
+        guard (1...5).contains(request.images.count) else { throw RPCError(.invalidArgument, "give one to five photos, not \(request.images.count)") }
+        guard request.maxResults <= 20 else { throw RPCError(.invalidArgument, "max_results must be at most 20") }
+        guard (0...1).contains(request.minConfidence) else { throw RPCError(.invalidArgument, "min_confidence must be between 0 and 1") }
+        let maxResults = request.maxResults == 0 ? 5 : Int(request.maxResults)
+        let minimum = request.minConfidence == 0 ? 0.7 : request.minConfidence
+        let key = cacheKey(request)
+        if var cached = cache.withLock({ $0[key]?.response }) {
+            cached.cached = true
+            return cached
+        }
+
+        var decoded: [RGBImage] = []
+        for (index, image) in request.images.enumerated() {
+            do {
+                decoded.append(try ImageDecoder.decode(image.data, maxLongSide: classifier.map { max($0.inputSize.width, $0.inputSize.height) } ?? 64))
+            } catch let error as ImagingError {
+                throw RPCError(.invalidArgument, "photo \(index + 1): \(error.message)")
+            }
+        }
+
+        let method: HybridPolicy.Method = switch request.method {
+        case .onDevice: .onDevice
+        case .plantnet: .plantnet
+        default: .hybrid
+        }
+        var onDevice: [SpeciesGuess] = []
+        var response = Response()
+        var step = HybridPolicy.start(method, modelInstalled: classifier != nil, plantnetConfigured: plantnet.isConfigured,
+                                      offline: configuration.offline)
+        if step == .runModel, let classifier {
+            onDevice = try await Self.combine(classifier.classify(decoded, maxResults: maxResults), limit: maxResults)
+            response.model = "\(classifier.name)@\(classifier.version)"
+            response.experimental = classifier.isExperimental
+            step = HybridPolicy.afterModel(method, best: onDevice.first?.score, minimumConfidence: minimum,
+                                           plantnetConfigured: plantnet.isConfigured, offline: configuration.offline)
+        }
+        switch step {
+        case .refuse(let reason):
+            throw RPCError(.failedPrecondition, reason)
+        case .runModel:
+            throw RPCError(.internal, "the policy asked for a model that is not there")
+        case .answer(let note):
+            response.policyNote = note
+            response.source = .onDevice
+            response.candidates = onDevice.map(Self.wire)
+        case .askPlantNet(let reason):
+            response.policyNote = reason
+            do {
+                let answer = try await plantnet.identify(
+                    zip(request.images, decoded).map { image, _ in PlantNetImage(data: image.data, organ: Self.organ(image.organ),
+                                                                                 mediaType: Self.mediaType(image.data)) },
+                    language: request.language.isEmpty ? "en" : request.language, maxResults: maxResults,
+                    timeout: min(configuration.plantnet.timeout, timeRemaining))
+                let guesses = answer.candidates.map { candidate in
+                    var guess = SpeciesGuess(scientificName: candidate.scientificName, score: candidate.score, source: .plantnet)
+                    guess.commonNames = candidate.commonNames
+                    guess.family = candidate.family
+                    guess.genus = candidate.genus
+                    guess.gbifID = candidate.gbifID
+                    guess.powoID = candidate.powoID
+                    return guess
+                }
+                response.candidates = HybridPolicy.merge(plantnet: guesses, onDevice: onDevice, limit: maxResults).map(Self.wire)
+                response.source = onDevice.isEmpty ? .plantnet : .hybrid
+                response.noPlantRecognized = answer.noPlantRecognized && onDevice.isEmpty
+            } catch let error as PlantNetError where !onDevice.isEmpty {
+                response.policyNote = "\(reason); Pl@ntNet failed (\(error.message)): on-device answer"
+                response.source = .onDevice
+                response.candidates = onDevice.map(Self.wire)
+            }
+        }
+        response.lowConfidence = (response.candidates.first?.score ?? 0) < minimum
+        let order = counter.add(1, ordering: .relaxed).newValue
+        cache.withLock { cache in
+            cache[key] = (response, order)
+            if cache.count > configuration.cacheCapacity {
+                for old in cache.sorted(by: { $0.value.order < $1.value.order }).prefix(cache.count / 2) { cache[old.key] = nil }
+            }
+        }
+        return response
+    }
+
+    /// A hash of the photos, organs and settings.
+    private func cacheKey(_ request: Request) -> String {
+        var state = crypto_hash_sha256_state()
+        crypto_hash_sha256_init(&state)
+        func add(_ bytes: [UInt8]) { crypto_hash_sha256_update(&state, bytes, UInt64(bytes.count)) }
+        add(Array("\(request.method.rawValue)|\(request.maxResults)|\(request.minConfidence)|\(request.language)".utf8))
+        for image in request.images {
+            add(Array("|\(image.organ.rawValue)|\(image.data.count)|".utf8))
+            add([UInt8](image.data))
+        }
+        var digest = [UInt8](repeating: 0, count: 32)
+        crypto_hash_sha256_final(&state, &digest)
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// One ranked list from the model's lists for several photos of the same plant (mean score per species).
+    static func combine(_ lists: [[SpeciesGuess]], limit: Int) -> [SpeciesGuess] {
+        var totals: [String: SpeciesGuess] = [:]
+        for list in lists {
+            for guess in list { totals[guess.scientificName, default: { var g = guess; g.score = 0; return g }()].score += guess.score / Double(lists.count) }
+        }
+        return Array(totals.values.sorted { $0.score > $1.score }.prefix(limit))
+    }
+
+    static func wire(_ guess: SpeciesGuess) -> Plantguide_Identification_V1_SpeciesCandidate {
+        .with {
+            $0.scientificName = guess.scientificName
+            $0.commonNames = guess.commonNames
+            $0.family = guess.family
+            $0.genus = guess.genus
+            $0.score = guess.score
+            $0.gbifID = guess.gbifID ?? ""
+            $0.powoID = guess.powoID ?? ""
+            $0.attributes = guess.attributes
+            $0.attributes["source"] = guess.source == .plantnet ? "plantnet" : "on_device"
+        }
+    }
+
+    static func organ(_ organ: Plantguide_Identification_V1_Organ) -> PlantNetImage.Organ {
+        switch organ {
+        case .leaf: .leaf
+        case .flower: .flower
+        case .fruit: .fruit
+        case .bark: .bark
+        default: .auto
+        }
+    }
+
+    static func mediaType(_ data: Data) -> String {
+        data.withUnsafeBytes { ImageFormat.detect($0)?.mediaType } ?? "image/jpeg"
+    }
+}

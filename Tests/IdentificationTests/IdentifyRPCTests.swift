@@ -1,0 +1,113 @@
+import Foundation
+import Identification
+import Logging
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Synchronization
+import Testing
+
+@Suite("Identify over RPC, through Pl@ntNet")
+struct IdentifyRPCTests {
+    typealias Methods = Plantguide_Identification_V1_IdentificationService
+
+    private func start(offline: Bool = false, key: String? = "k", _ respond: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Response)
+        throws -> (RPCServer, RPCClient, FakeHTTPServer)
+    {
+        let plantnet = try FakeHTTPServer(respond: respond)
+        var configuration = IdentificationConfiguration(
+            dataDirectory: FileManager.default.temporaryDirectory, plantnet: PlantNetConfiguration(baseURL: plantnet.baseURL, apiKey: key))
+        configuration.offline = offline
+        var logger = Logger(label: "identification-test")
+        logger.logLevel = .warning
+        let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
+                               services: [IdentificationRPCService(identifier: Identifier(configuration: configuration))], logger: logger)
+        return (server, try RPCClient(target: try server.start()), plantnet)
+    }
+
+    private func photos(_ count: Int = 2) throws -> [Plantguide_Identification_V1_IdentifyImage] {
+        try (0..<count).map { index in
+            let jpeg = try TestImages.jpeg(TestImages.gradient(width: 320 + index, height: 240))
+            return .with {
+                $0.data = jpeg
+                $0.organ = index == 0 ? .flower : .leaf
+            }
+        }
+    }
+
+    @Test("hybrid without a model asks Pl@ntNet; the same photos again come from the cache")
+    func hybrid() async throws {
+        let body = try Fixtures.plantnet("identify-hibiscus")
+        let (server, client, plantnet) = try start { _ in .json(body) }
+        defer { client.close() }
+        let images = try photos()
+        let request = Plantguide_Identification_V1_IdentifyRequest.with { $0.images = images; $0.maxResults = 3 }
+
+        let first = try await client.call(Methods.identify, request)
+        let second = try await client.call(Methods.identify, request)
+        let status = try await client.call(Methods.getStatus, .init())
+
+        #expect(first.source == .plantnet, "\(first.source)")
+        #expect(first.candidates.count == 1, "the recorded answer has one result")
+        #expect(!first.cached && !first.lowConfidence)
+        #expect(first.candidates.first?.scientificName == "Hibiscus rosa-sinensis" && first.candidates.first?.attributes["source"] == "plantnet")
+        #expect(first.policyNote == "no on-device model is installed")
+        #expect(second.cached && second.candidates == first.candidates)
+        #expect(plantnet.requests.count == 1)
+        #expect(status.plantnetConfigured && status.plantnetRemainingRequests == 1228 && status.models.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test("the policy's refusals and a bad photo", arguments: ["on-device", "no key", "offline", "bad photo", "six photos"])
+    func refusals(kind: String) async throws {
+        let (server, client, plantnet) = try start(offline: kind == "offline", key: kind == "no key" ? nil : "k") { _ in .reply(status: 200) }
+        defer { client.close() }
+        let images = try photos()
+        var request = Plantguide_Identification_V1_IdentifyRequest.with { $0.images = images }
+        switch kind {
+        case "on-device": request.method = .onDevice
+        case "offline": request.method = .plantnet
+        case "bad photo": request.images[1].data = request.images[1].data.prefix(500)
+        case "six photos": request.images = try photos(6)
+        default: break
+        }
+
+        let error = await #expect(throws: RPCError.self) { _ = try await client.call(Methods.identify, request) }
+
+        let expected: RPCError.Code = ["bad photo", "six photos"].contains(kind) ? .invalidArgument : .failedPrecondition
+        #expect(error?.code == expected, "\(kind): \(error?.message ?? "")")
+        if kind == "bad photo" { #expect(error?.message == "photo 2: the JPEG is truncated") }
+        #expect(plantnet.requests.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test("Pl@ntNet's failures reach the caller as clear statuses", arguments: ["404", "401", "429", "500", "slow"])
+    func upstreamFailures(kind: String) async throws {
+        let (server, client, plantnet) = try start { _ in
+            switch kind {
+            case "404": .json(Data(#"{"statusCode": 404, "error": "Not Found", "message": "Species not found"}"#.utf8), status: 404)
+            case "401": .json(Data(#"{"statusCode": 401, "message": "Invalid API key"}"#.utf8), status: 401)
+            case "429": .json(Data(#"{"statusCode": 429, "message": "Too many requests"}"#.utf8), status: 429)
+            case "500": .reply(status: 500)
+            default: .delayed(.seconds(5), .reply(status: 200))
+            }
+        }
+        defer { client.close() }
+        let images = try photos()
+        let request = Plantguide_Identification_V1_IdentifyRequest.with { $0.images = images }
+
+        if kind == "404" {
+            let answer = try await client.call(Methods.identify, request)
+            #expect(answer.noPlantRecognized && answer.candidates.isEmpty && answer.lowConfidence)
+        } else {
+            let error = await #expect(throws: RPCError.self) {
+                _ = try await client.call(Methods.identify, request, options: .init(timeout: .seconds(1)))
+            }
+            let expected: [String: RPCError.Code] = ["401": .failedPrecondition, "429": .resourceExhausted, "500": .unavailable, "slow": .deadlineExceeded]
+            #expect(error?.code == expected[kind], "\(kind): \(error?.message ?? "")")
+            if kind == "429" { #expect(error?.message.contains("resets at") == true) }
+        }
+        plantnet.stop()
+        await server.shutdown()
+    }
+}
