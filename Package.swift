@@ -97,6 +97,7 @@ let package = Package(
             name: "PlantGuideCLI",
             dependencies: [
                 "PlantGuideRPC",
+                "PlantGuideCore",
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

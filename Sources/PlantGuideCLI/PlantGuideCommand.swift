@@ -6,7 +6,7 @@ struct PlantGuideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide",
         abstract: "Command-line client of PlantGuide services.",
-        subcommands: [RPCCommand.self])
+        subcommands: [RPCCommand.self, LoadtestCommand.self])
 }
 
 /// `plantguide rpc …`: raw RPC calls, for scripts, health checks and debugging.

@@ -164,6 +164,21 @@ struct ServiceProcessTests {
         #expect(second.terminate() == 0)
     }
 
+    @Test("plantguide loadtest: a fixed number of calls, closed and open loop, reported as JSON")
+    func loadtest() async throws {
+        let service = try await ServiceProcess("plantguide-caredata", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
+        for mode in [["--concurrency", "4"], ["--rate", "500"]] {
+            let (status, output) = try run("plantguide", ["loadtest", service.endpoint, "--method", "/plantguide.health.v1.Health/Check",
+                                                          "--requests", "200", "--duration", "30", "--json-output"] + mode)
+            let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("{") })
+            let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(status == 0)
+            #expect(result["calls"] as? Int == 200 && (result["statuses"] as? [String: Int]) == ["OK": 200], "\(mode): \(line)")
+            #expect(((result["latency_ms"] as? [String: Double])?["p99"] ?? 0) > 0)
+        }
+        service.terminate()
+    }
+
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
