@@ -88,14 +88,16 @@ public final class FakeHTTPServer: Sendable {
     /// How many requests had `path`.
     public func count(path: String) -> Int { requests.filter { $0.path == path }.count }
 
-    /// Stops listening and drops hanging connections.
+    /// Stops listening and drops hanging connections. Idempotent: the descriptors are closed exactly once (a
+    /// second close would hit whatever socket or file has since been given the same number).
     public func stop() {
-        let hanging = state.withLock { state -> [Int32] in
-            guard !state.stopped else { return [] }
+        let hanging = state.withLock { state -> [Int32]? in
+            guard !state.stopped else { return nil }
             state.stopped = true
             defer { state.hanging.removeAll() }
             return state.hanging
         }
+        guard let hanging else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for descriptor in hanging {
