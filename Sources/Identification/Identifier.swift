@@ -128,8 +128,11 @@ public final class Identifier: Sendable {
     /// One ranked list from the model's lists for several photos of the same plant (mean score per species).
     static func combine(_ lists: [[SpeciesGuess]], limit: Int) -> [SpeciesGuess] {
         var totals: [String: SpeciesGuess] = [:]
-        for list in lists {
-            for guess in list { totals[guess.scientificName, default: { var g = guess; g.score = 0; return g }()].score += guess.score / Double(lists.count) }
+        for guess in lists.joined() {
+            var total = totals[guess.scientificName] ?? guess
+            if totals[guess.scientificName] == nil { total.score = 0 }
+            total.score += guess.score / Double(lists.count)
+            totals[guess.scientificName] = total
         }
         return Array(totals.values.sorted { $0.score > $1.score }.prefix(limit))
     }

@@ -1,4 +1,4 @@
-import Identification
+@testable import Identification
 import Testing
 
 @Suite("Hybrid policy")
@@ -43,5 +43,21 @@ struct HybridPolicyTests {
 
         #expect(merged.map(\.scientificName) == ["Monstera deliciosa", "Epipremnum aureum"])
         #expect(merged.map(\.source) == [.plantnet, .onDevice])
+    }
+}
+
+@Suite("Combining the model's answers for several photos")
+struct CombineTests {
+    @Test("scores are averaged over the photos, a species missing from one photo counting zero there")
+    func average() {
+        let first = [SpeciesGuess(scientificName: "A", score: 0.9, source: .onDevice), SpeciesGuess(scientificName: "B", score: 0.3, source: .onDevice)]
+        let second = [SpeciesGuess(scientificName: "B", score: 0.9, source: .onDevice)]
+
+        let combined = Identifier.combine([first, second], limit: 5)
+
+        #expect(combined.map(\.scientificName) == ["B", "A"])
+        #expect(abs(combined[0].score - 0.6) < 1e-9)  // (0.3 + 0.9) / 2
+        #expect(abs(combined[1].score - 0.45) < 1e-9)  // (0.9 + 0) / 2
+        #expect(Identifier.combine([first, second], limit: 1).count == 1)
     }
 }
