@@ -76,7 +76,6 @@ public final class CareInfoProvider: Sendable {
             throw CareDataError(code: .notFound, message: "no species with Trefle id \(trefleID): \(message)")
         case .failed(let error):
             if let stale = entry?.care { return served(stale) }
-            if let name = entry?.care?.scientificName, let care = catalog.care(for: name) { return care }
             throw CareDataError(code: .notFound, message: "no care data for Trefle id \(trefleID): cache has none and Trefle failed: \(error.message)")
         }
     }
