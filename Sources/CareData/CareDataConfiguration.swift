@@ -22,21 +22,6 @@ public struct CareDataConfiguration: Sendable {
     public var databasePath: String { dataDirectory.appendingPathComponent("caredata.sqlite").path }
 }
 
-/// A care-data request that cannot be answered.
-public struct CareDataError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable { case invalidArgument, notFound }
-    public var code: Code
-    public var message: String
-
-    public var description: String { message }
-}
-
-extension CareDataError: RPCStatusConvertible {
-    public var rpcError: RPCError {
-        let status: RPCError.Code = switch code {
-        case .invalidArgument: .invalidArgument
-        case .notFound: .notFound
-        }
-        return RPCError(status, message)
-    }
-}
+/// A care-data request that cannot be answered. Its code is the status the caller sees, so it is an ``RPCError``
+/// under the domain's name.
+public typealias CareDataError = RPCError

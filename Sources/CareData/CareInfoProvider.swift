@@ -1,7 +1,6 @@
 import Foundation
-import PlantGuideHTTP
-import Metrics
 import PlantGuideCore
+import PlantGuideHTTP
 import Synchronization
 
 /// Answers "how do I care for this species?": a fresh cache entry, else Trefle (one fetch per species at a
@@ -35,16 +34,16 @@ public final class CareInfoProvider: Sendable {
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
     public func careInfo(scientificName: String) async throws -> CareInfo {
         guard let name = ScientificName(scientificName) else {
-            throw CareDataError(code: .invalidArgument, message: "'\(scientificName)' is not a scientific name")
+            throw CareDataError(.invalidArgument, "'\(scientificName)' is not a scientific name")
         }
         let key = CareCache.key(for: name)
         let entry = try await cache.entry(key: key)
         if let entry, isFresh(entry) {
-            counters.hit()
+            counters.hits.increment()
             if let care = entry.care { return with(care, source: .cache) }
             return try fallback(name, tried: ["Trefle: no such species (answer cached \(entry.fetchedAt))"])
         }
-        counters.miss()
+        counters.misses.increment()
         guard trefle.isConfigured else {
             if let stale = entry?.care { return served(stale) }
             return try fallback(name, tried: ["Trefle: not configured"])
@@ -65,18 +64,18 @@ public final class CareInfoProvider: Sendable {
     public func careInfo(trefleID: Int) async throws -> CareInfo {
         let entry = try await cache.entry(trefleID: trefleID)
         if let entry, isFresh(entry), let care = entry.care {
-            counters.hit()
+            counters.hits.increment()
             return with(care, source: .cache)
         }
-        counters.miss()
+        counters.misses.increment()
         switch await shared("#\(trefleID)", { await self.fetch(trefleID: trefleID) }) {
         case .found(let care):
             return care
         case .notFound(let message):
-            throw CareDataError(code: .notFound, message: "no species with Trefle id \(trefleID): \(message)")
+            throw CareDataError(.notFound, "no species with Trefle id \(trefleID): \(message)")
         case .failed(let error):
             if let stale = entry?.care { return served(stale) }
-            throw CareDataError(code: .notFound, message: "no care data for Trefle id \(trefleID): cache has none and Trefle failed: \(error.message)")
+            throw CareDataError(.notFound, "no care data for Trefle id \(trefleID): cache has none and Trefle failed: \(error.message)")
         }
     }
 
@@ -84,7 +83,7 @@ public final class CareInfoProvider: Sendable {
     public func invalidate(scientificName: String?, trefleID: Int?) async throws -> Bool {
         let key = scientificName.flatMap(CareCache.key(for:))
         guard key != nil || trefleID != nil else {
-            throw CareDataError(code: .invalidArgument, message: "give a scientific name or a Trefle id")
+            throw CareDataError(.invalidArgument, "give a scientific name or a Trefle id")
         }
         return try await cache.remove(key: key, trefleID: trefleID)
     }
@@ -95,9 +94,9 @@ public final class CareInfoProvider: Sendable {
         let counts = try await cache.counts(freshAfter: freshAfter)
         return Statistics(
             entries: counts.entries, freshEntries: counts.fresh, notFoundEntries: counts.notFound,
-            hits: counters.hits.load(ordering: .relaxed), misses: counters.misses.load(ordering: .relaxed),
+            hits: counters.hits.count, misses: counters.misses.count,
             upstreamCalls: trefle.requestCount, upstreamRateLimited: trefle.rateLimitedCount,
-            staleServed: counters.staleServed.load(ordering: .relaxed))
+            staleServed: counters.staleServed.count)
     }
 
     /// What `statistics()` reports.
@@ -182,11 +181,11 @@ public final class CareInfoProvider: Sendable {
             return care
         }
         let attempts = ["cache: no entry"] + tried + ["catalog: neither \(name.canonical) nor the genus \(name.genus)"]
-        throw CareDataError(code: .notFound, message: "no care data for \(name.canonical); tried \(attempts.joined(separator: "; "))")
+        throw CareDataError(.notFound, "no care data for \(name.canonical); tried \(attempts.joined(separator: "; "))")
     }
 
     private func served(_ stale: CareInfo) -> CareInfo {
-        counters.staleServed.add(1, ordering: .relaxed)
+        counters.staleServed.increment()
         var care = with(stale, source: .staleCache)
         care.isStale = true
         return care
@@ -212,21 +211,9 @@ public final class CareInfoProvider: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private final class Counters: Sendable {
-        let hits = Atomic<Int>(0)
-        let misses = Atomic<Int>(0)
-        let staleServed = Atomic<Int>(0)
-        private let hitCounter = Counter(label: "plantguide_caredata_cache_hits_total")
-        private let missCounter = Counter(label: "plantguide_caredata_cache_misses_total")
-
-        func hit() {
-            hits.add(1, ordering: .relaxed)
-            hitCounter.increment()
-        }
-
-        func miss() {
-            misses.add(1, ordering: .relaxed)
-            missCounter.increment()
-        }
+    private struct Counters: Sendable {
+        let hits = CountingMetric("plantguide_caredata_cache_hits_total")
+        let misses = CountingMetric("plantguide_caredata_cache_misses_total")
+        let staleServed = CountingMetric(nil)
     }
 }

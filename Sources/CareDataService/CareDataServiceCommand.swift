@@ -42,9 +42,7 @@ struct CareDataServiceCommand: AsyncParsableCommand {
     }
 
     private func careDataConfiguration(dataDirectory: URL, environment: [String: String]) throws -> CareDataConfiguration {
-        func pick(_ flag: String?, _ variable: String) -> String? {
-            flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-        }
+        func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
         let urlText = pick(trefleURL, "PLANTGUIDE_TREFLE_URL") ?? "https://trefle.io"
         guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ValidationError("Trefle URL '\(urlText)' is not an http(s) URL")

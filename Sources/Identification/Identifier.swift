@@ -77,8 +77,7 @@ public final class Identifier: Sendable {
             response.policyNote = reason
             do {
                 let answer = try await plantnet.identify(
-                    zip(request.images, decoded).map { image, _ in PlantNetImage(data: image.data, organ: Self.organ(image.organ),
-                                                                                 mediaType: Self.mediaType(image.data)) },
+                    request.images.map { PlantNetImage(data: $0.data, organ: Self.organ($0.organ), mediaType: Self.mediaType($0.data)) },
                     language: request.language.isEmpty ? "en" : request.language, maxResults: maxResults,
                     timeout: min(configuration.plantnet.timeout, timeRemaining))
                 let guesses = answer.candidates.map { candidate in

@@ -29,13 +29,13 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try options.resolve(service: "identification", defaultBind: "tcp://127.0.0.1:7001", environment: environment)
-        let urlText = plantnetURL ?? environment["PLANTGUIDE_PLANTNET_URL"] ?? "https://my-api.plantnet.org"
+        let urlText = setting(plantnetURL, "PLANTGUIDE_PLANTNET_URL", in: environment) ?? "https://my-api.plantnet.org"
         guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ValidationError("Pl@ntNet URL '\(urlText)' is not an http(s) URL")
         }
         var configuration = IdentificationConfiguration(
             dataDirectory: resolved.dataDirectory,
-            plantnet: PlantNetConfiguration(baseURL: url, apiKey: plantnetKey ?? environment["PLANTGUIDE_PLANTNET_KEY"]))
+            plantnet: PlantNetConfiguration(baseURL: url, apiKey: setting(plantnetKey, "PLANTGUIDE_PLANTNET_KEY", in: environment)))
         configuration.offline = offline || environment["PLANTGUIDE_OFFLINE"] == "1"
         try await runService(name: "plantguide-identification", options: resolved) { _ in
             [IdentificationRPCService(identifier: Identifier(configuration: configuration))]

@@ -36,9 +36,7 @@ public struct ServiceOptions: ParsableArguments {
     public func resolve(
         service: String, defaultBind: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> ResolvedServiceOptions {
-        func pick(_ flag: String?, _ variable: String) -> String? {
-            flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-        }
+        func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
         let levelText = pick(logLevel, "PLANTGUIDE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ValidationError("unknown log level '\(levelText)'; use trace, debug, info, notice, warning, error or critical")

@@ -73,27 +73,6 @@ extension SchedulePreferences {
     }
 }
 
-/// A scheduling request that cannot be done, with the status it maps to.
-public struct SchedulingError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable { case invalidArgument, notFound, failedPrecondition }
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-extension SchedulingError: RPCStatusConvertible {
-    public var rpcError: RPCError {
-        let status: RPCError.Code = switch code {
-        case .invalidArgument: .invalidArgument
-        case .notFound: .notFound
-        case .failedPrecondition: .failedPrecondition
-        }
-        return RPCError(status, message)
-    }
-}
+/// A scheduling request that cannot be done. Its code is the status the caller sees, so it is an ``RPCError``
+/// under the domain's name.
+public typealias SchedulingError = RPCError

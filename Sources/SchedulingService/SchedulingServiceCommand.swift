@@ -31,8 +31,8 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try options.resolve(service: "scheduling", defaultBind: "tcp://127.0.0.1:7004", environment: environment)
-        let pubEndpoint = remindersBind ?? environment["PLANTGUIDE_REMINDERS_BIND"] ?? "tcp://127.0.0.1:7014"
-        let intervalText = reminderIntervalMs.map(String.init) ?? environment["PLANTGUIDE_REMINDER_INTERVAL_MS"] ?? "1000"
+        let pubEndpoint = setting(remindersBind, "PLANTGUIDE_REMINDERS_BIND", in: environment) ?? "tcp://127.0.0.1:7014"
+        let intervalText = setting(reminderIntervalMs.map(String.init), "PLANTGUIDE_REMINDER_INTERVAL_MS", in: environment) ?? "1000"
         guard let interval = Int(intervalText), (10...60_000).contains(interval) else {
             throw ValidationError("reminder interval must be 10 to 60000 ms, not '\(intervalText)'")
         }

@@ -1,8 +1,6 @@
 import Foundation
-import PlantGuideHTTP
-import Metrics
 import PlantGuideCore
-import Synchronization
+import PlantGuideHTTP
 
 /// A client of the Trefle API v1 (https://trefle.io): species search, species and plants by id or slug.
 ///
@@ -26,9 +24,9 @@ public final class TrefleClient: Sendable {
     public var isConfigured: Bool { !(configuration.token ?? "").isEmpty }
 
     /// HTTP requests sent to Trefle so far (retries included).
-    public var requestCount: Int { counters.requests.load(ordering: .relaxed) }
+    public var requestCount: Int { counters.requests.count }
     /// 429 answers received so far.
-    public var rateLimitedCount: Int { counters.rateLimited.load(ordering: .relaxed) }
+    public var rateLimitedCount: Int { counters.rateLimited.count }
 
     /// `GET /api/v1/species/{id or slug}`.
     public func species(_ idOrSlug: String) async throws -> TrefleSpecies {
@@ -67,7 +65,7 @@ public final class TrefleClient: Sendable {
         var retried = false
         while true {
             try await limiter.acquire(maxWait: configuration.maxRateLimitWait)
-            counters.request()
+            counters.requests.increment()
             let response: HTTPResponse
             do {
                 response = try await http.get(url, headers: headers, timeout: configuration.timeout)
@@ -91,7 +89,7 @@ public final class TrefleClient: Sendable {
             case 404:
                 throw TrefleError(.notFound, errorText(response) ?? "\(url.path) not found")
             case 429:
-                counters.rateLimit()
+                counters.rateLimited.increment()
                 let wait = Self.retryDelay(response.headers, now: Date())
                 await limiter.block(for: wait)
                 if !retried && wait <= configuration.maxRateLimitWait {
@@ -135,22 +133,9 @@ public final class TrefleClient: Sendable {
         return .seconds(60)
     }
 
-    /// Kept as atomics for GetCacheStats and as swift-metrics counters for the metrics scrape.
-    private final class Counters: Sendable {
-        let requests = Atomic<Int>(0)
-        let rateLimited = Atomic<Int>(0)
-        private let requestCounter = Counter(label: "plantguide_caredata_trefle_requests_total")
-        private let rateLimitedCounter = Counter(label: "plantguide_caredata_trefle_rate_limited_total")
-
-        func request() {
-            requests.add(1, ordering: .relaxed)
-            requestCounter.increment()
-        }
-
-        func rateLimit() {
-            rateLimited.add(1, ordering: .relaxed)
-            rateLimitedCounter.increment()
-        }
+    private struct Counters: Sendable {
+        let requests = CountingMetric("plantguide_caredata_trefle_requests_total")
+        let rateLimited = CountingMetric("plantguide_caredata_trefle_rate_limited_total")
     }
 }
 

@@ -30,6 +30,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let method: String
         let arrived: MonotonicTime
         let deadline: MonotonicTime
+        /// The method's handler, looked up once on arrival; nil for an unknown method.
+        let handler: RPCRouter.ErasedHandler?
         var request: Plantguide_Rpc_V1_RpcRequest?
         var task: Task<Void, Never>?
     }
@@ -169,7 +171,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
         let call = Call(
             routing: routing, requestID: request.id, method: request.method, arrived: now,
-            deadline: now.advanced(by: timeout), request: request, task: nil
+            deadline: now.advanced(by: timeout), handler: router.handler(for: request.method), request: request, task: nil
         )
         if body.count > configuration.maxMessageSize {
             let error = RPCError(
@@ -177,7 +179,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
                 "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes")
             return reply(to: call, error: error, on: socket)
         }
-        if router.handler(for: request.method) == nil {
+        if call.handler == nil {
             return reply(to: call, error: RPCError(.unimplemented, "unknown method \(request.method)"), on: socket)
         }
         if draining.isSet && request.method != HealthService.checkPath {
@@ -199,8 +201,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func start(_ sequence: UInt64) {
-        guard let call = calls[sequence], let request = call.request, let handler = router.handler(for: request.method)
-        else { return }
+        guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return }
         running += 1
         calls[sequence]?.request = nil
         let context = RPCServerContext(
@@ -275,8 +276,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         response.id = call.requestID
         response.status = error.wireStatus
         send((try? response.serializedBytes()) ?? [], to: call, on: socket)
-        let known = router.handler(for: call.method) != nil
-        metrics.record(method: known ? call.method : "unknown", code: error.code, since: call.arrived)
+        metrics.record(method: call.handler != nil ? call.method : "unknown", code: error.code, since: call.arrived)
     }
 
     private func send(_ reply: [UInt8], to call: Call, on socket: ZMQSocket) {

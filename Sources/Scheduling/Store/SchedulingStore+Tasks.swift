@@ -87,9 +87,10 @@ extension SchedulingStore {
                 try db.execute(sql: "UPDATE task SET state = 2, completedAt = ? WHERE ownerID = ? AND id = ?", arguments: [when, owner, id])
                 if task.recurring { plants.insert(task.plantID) }
             }
+            let preferences = plants.isEmpty ? nil : try Self.preferences(db, owner: owner)
             for plant in plants {
                 if let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plant]) {
-                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time)
+                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time, preferences: preferences)
                 }
             }
             let completed = try ids.flatMap { try TaskRows.fetch(db, "ownerID = ? AND id = ?", [owner, $0]) }

@@ -33,7 +33,9 @@ public struct SchedulingStore: Sendable {
         return try await writer.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])
             let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner])
-            for message in schedules { try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time) }
+            for message in schedules {
+                try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time, preferences: preferences)
+            }
             return (preferences, schedules.count)
         }
     }
@@ -89,10 +91,12 @@ public struct SchedulingStore: Sendable {
         }
         for batch in stride(from: 0, to: keys.count, by: 200) {
             try await writer.write { db in
+                var preferences: [String: Preferences] = [:]  // read once per owner, not once per plant
                 for (owner, plant) in keys[batch..<min(batch + 200, keys.count)] {
                     guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?",
                                                           arguments: [owner, plant]) else { continue }
-                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time)
+                    if preferences[owner] == nil { preferences[owner] = try Self.preferences(db, owner: owner) }
+                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time, preferences: preferences[owner])
                 }
             }
         }
@@ -102,8 +106,9 @@ public struct SchedulingStore: Sendable {
     /// Plans `schedule` from today (or its start date): future open recurring tasks are replaced, and the next
     /// occurrence of each kind counts from its last completion or, if later, its latest overdue open task (so that
     /// planning again keeps the same dates and does not stack a new task on undone ones).
-    static func plan(_ db: Database, _ schedule: Schedule, owner: String, at time: Date) throws {
-        let wirePreferences = try preferences(db, owner: owner)
+    /// - Parameter preferences: the owner's preferences when the caller has them (planning many schedules).
+    static func plan(_ db: Database, _ schedule: Schedule, owner: String, at time: Date, preferences known: Preferences? = nil) throws {
+        let wirePreferences = try known ?? preferences(db, owner: owner)
         let preferences = try SchedulePreferences(wire: wirePreferences)
         let today = localDate(time, preferences.timeZone)
         let start = max(today, LocalDate(parsing: schedule.startDate) ?? today)

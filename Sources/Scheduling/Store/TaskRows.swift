@@ -40,15 +40,8 @@ enum TaskRows {
         }
     }
 
+    /// The domain kind of a stored wire number (the inverse of `wireKind`).
     static func kind(_ raw: Int) -> CareTaskKind? {
-        switch Plantguide_Scheduling_V1_TaskType(rawValue: raw) {
-        case .watering: .watering
-        case .fertilizing: .fertilizing
-        case .pruning: .pruning
-        case .repotting: .repotting
-        case .pestControl: .pestControl
-        case .rotation: .rotation
-        default: nil
-        }
+        CareTaskKind.allCases.first { wireKind($0).rawValue == raw }
     }
 }
