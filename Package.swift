@@ -75,6 +75,15 @@ let package = Package(
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
+        // OpenBLAS from Debian: the matrix products of the ONNX executor.
+        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
+        // The ONNX executor: ONNX's schema (generated), the operators image classifiers need, plans per input shape.
+        .target(
+            name: "PlantGuideInference",
+            dependencies: ["COpenBLAS", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
         // One HTTP client for every external call (Trefle, Pl@ntNet, webhooks): URLSession, libcurl on Linux.
         .target(name: "PlantGuideHTTP", swiftSettings: strict),
         .target(

@@ -1,0 +1,2 @@
+// OpenBLAS from Debian's libopenblas-dev: the matrix products of the ONNX executor.
+#include <cblas.h>

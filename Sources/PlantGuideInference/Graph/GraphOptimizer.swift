@@ -1,0 +1,108 @@
+/// Load-time rewrites that leave the results unchanged: batch normalization folded into the convolution before
+/// it, and Relu or Clip fused into the Conv or Gemm before it.
+struct GraphOptimizer {
+    var nodes: [GraphNode]
+    var constants: [String: Tensor]
+    let graphOutputs: Set<String>
+
+    mutating func optimize() {
+        foldBatchNormalization()
+        fuseActivations()
+    }
+
+    /// How many nodes read each value, graph outputs counting as readers.
+    private func readers() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for node in nodes { for input in node.inputs where !input.isEmpty { counts[input, default: 0] += 1 } }
+        for output in graphOutputs { counts[output, default: 0] += 1 }
+        return counts
+    }
+
+    /// The index of the only node reading `value`, when exactly one node does and it is not a graph output.
+    private func soleReader(of value: String, _ readers: [String: Int]) -> Int? {
+        guard readers[value] == 1, !graphOutputs.contains(value) else { return nil }
+        return nodes.firstIndex { $0.inputs.contains(value) }
+    }
+
+    private mutating func foldBatchNormalization() {
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            let counts = readers()
+            guard var conv = nodes[index].op as? ConvOperator, conv.activation == .identity,
+                  let next = soleReader(of: nodes[index].outputs[0], counts),
+                  let norm = nodes[next].op as? BatchNormalizationOperator,
+                  nodes[next].inputs.count == 5, nodes[next].inputs[0] == nodes[index].outputs[0],
+                  let weights = constants[nodes[index].inputs[1]], weights.elementType == .float,
+                  let parameters = Optional(nodes[next].inputs[1...4].compactMap({ constants[$0]?.floats })), parameters.count == 4
+            else { continue }
+            let filters = weights.shape[0]
+            guard parameters.allSatisfy({ $0.count == filters }) else { continue }
+            let bias = nodes[index].inputs.count > 2 && !nodes[index].inputs[2].isEmpty ? constants[nodes[index].inputs[2]]?.floats : nil
+            if nodes[index].inputs.count > 2 && !nodes[index].inputs[2].isEmpty && bias == nil { continue }
+
+            let (a, b) = BatchNormalizationOperator.factors(
+                scale: parameters[0], bias: parameters[1], mean: parameters[2], variance: parameters[3], epsilon: norm.epsilon)
+            let perFilter = weights.count / max(filters, 1)
+            var folded = weights.floats
+            for m in 0..<filters { for i in 0..<perFilter { folded[m * perFilter + i] *= a[m] } }
+            let foldedBias = (0..<filters).map { m in (bias?[m] ?? 0) * a[m] + b[m] }
+
+            let output = nodes[next].outputs[0]
+            constants[output + "::folded_weight"] = Tensor(shape: weights.shape, floats: folded)
+            constants[output + "::folded_bias"] = Tensor(shape: [filters], floats: foldedBias)
+            conv.activation = .identity
+            nodes[index].op = conv
+            nodes[index].inputs = [nodes[index].inputs[0], output + "::folded_weight", output + "::folded_bias"]
+            nodes[index].outputs = [output]
+            nodes[index].description += " + " + nodes[next].description
+            nodes.remove(at: next)
+        }
+    }
+
+    private mutating func fuseActivations() {
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            let counts = readers()
+            guard nodes[index].op is ConvOperator || nodes[index].op is GemmOperator,
+                  let next = soleReader(of: nodes[index].outputs[0], counts),
+                  nodes[next].inputs.first == nodes[index].outputs[0],
+                  let activation = fusibleActivation(nodes[next])
+            else { continue }
+            if var conv = nodes[index].op as? ConvOperator, conv.activation == .identity {
+                conv.activation = activation
+                nodes[index].op = conv
+            } else if var gemm = nodes[index].op as? GemmOperator, gemm.activation == .identity {
+                gemm.activation = activation
+                nodes[index].op = gemm
+            } else {
+                continue
+            }
+            nodes[index].outputs = [nodes[next].outputs[0]]
+            nodes[index].description += " + " + nodes[next].description
+            nodes.remove(at: next)
+        }
+    }
+
+    /// Relu, or Clip with fixed bounds.
+    private func fusibleActivation(_ node: GraphNode) -> Activation? {
+        guard let op = node.op as? ActivationOperator else { return nil }
+        switch op.activation {
+        case .relu where !op.boundsFromInputs:
+            return .relu
+        case .clip where !op.boundsFromInputs:
+            return op.activation
+        case .identity where op.boundsFromInputs:
+            func bound(_ index: Int) -> Float?? {
+                guard index < node.inputs.count, !node.inputs[index].isEmpty else { return .some(nil) }
+                guard let tensor = constants[node.inputs[index]], tensor.elementType == .float, tensor.count == 1 else { return nil }
+                return .some(tensor.floats[0])
+            }
+            guard let low = bound(1), let high = bound(2) else { return nil }
+            return .clip(min: low ?? -.greatestFiniteMagnitude, max: high ?? .greatestFiniteMagnitude)
+        default:
+            return nil
+        }
+    }
+}

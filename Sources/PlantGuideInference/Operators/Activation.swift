@@ -1,0 +1,62 @@
+import Foundation
+
+/// The element-wise functions image classifiers put after their layers. Also fused into Conv and Gemm at load.
+enum Activation: Sendable, Equatable {
+    case identity
+    case relu
+    case clip(min: Float, max: Float)
+    case sigmoid
+    case hardSigmoid(alpha: Float, beta: Float)
+    case hardSwish
+
+    /// Applies the function to `count` elements, from `input` into `output` (which may be the same memory).
+    func apply(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
+        switch self {
+        case .identity:
+            if UnsafePointer(output) != input { output.update(from: input, count: count) }
+        case .relu:
+            for i in 0..<count { output[i] = max(input[i], 0) }
+        case .clip(let low, let high):
+            for i in 0..<count { output[i] = min(max(input[i], low), high) }
+        case .sigmoid:
+            for i in 0..<count {
+                let x = input[i]
+                output[i] = x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x))
+            }
+        case .hardSigmoid(let alpha, let beta):
+            for i in 0..<count { output[i] = min(max(alpha * input[i] + beta, 0), 1) }
+        case .hardSwish:
+            for i in 0..<count {
+                let x = input[i]
+                output[i] = x * min(max(x / 6 + 0.5, 0), 1)
+            }
+        }
+    }
+}
+
+/// Relu, Clip, Sigmoid, HardSigmoid, HardSwish: one input, one output of the same shape.
+struct ActivationOperator: Operator {
+    let activation: Activation
+    /// Clip before opset 11 takes its bounds as attributes; later, as optional inputs.
+    let boundsFromInputs: Bool
+
+    init(_ activation: Activation, boundsFromInputs: Bool = false) {
+        self.activation = activation
+        self.boundsFromInputs = boundsFromInputs
+    }
+
+    func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
+        [.float(try requiredFloat(inputs, 0, "X").shape)]
+    }
+
+    func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
+        var activation = activation
+        if boundsFromInputs {
+            let low = try constantScalar(inputs, 1, "min") ?? -.greatestFiniteMagnitude
+            let high = try constantScalar(inputs, 2, "max") ?? .greatestFiniteMagnitude
+            activation = .clip(min: low, max: high)
+        }
+        let count = outputs[0].count
+        return { inputs, outputs in activation.apply(inputs[0]!, outputs[0], count: count) }
+    }
+}

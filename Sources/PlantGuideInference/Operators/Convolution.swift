@@ -1,0 +1,152 @@
+/// Conv over one or two spatial dimensions, with groups, strides, dilations, pads and auto_pad. Three kernels:
+/// pointwise (1×1: one matrix product), depthwise (one filter per channel: direct loops) and general (im2col and
+/// a matrix product per group). Batch normalization and an activation after it are folded in at load.
+struct ConvOperator: Operator {
+    let window: WindowAttributes
+    let groups: Int
+    var activation: Activation = .identity
+
+    func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
+        let x = try requiredFloat(inputs, 0, "X"), w = try requiredFloat(inputs, 1, "W")
+        guard x.shape.count >= 3, w.shape.count == x.shape.count else {
+            throw shapeError("X \(x.shape) and W \(w.shape) must be [N, C, spatial...] and [M, C/group, kernel...]")
+        }
+        let channels = x.shape[1], filters = w.shape[0]
+        guard groups > 0, channels % groups == 0, filters % groups == 0, w.shape[1] == channels / groups else {
+            throw shapeError("W \(w.shape) does not fit \(channels) input channels in \(groups) groups")
+        }
+        if inputs.count > 2, let b = inputs[2], b.shape != [filters] {
+            throw shapeError("B \(b.shape) is not [\(filters)]")
+        }
+        let geometry = try window.resolve(input: Array(x.shape[2...]), kernel: Array(w.shape[2...]))
+        return [.float([x.shape[0], filters] + geometry.output)]
+    }
+
+    func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
+        let xShape = inputs[0]!.shape, wShape = inputs[1]!.shape
+        let g = try window.resolve(input: Array(xShape[2...]), kernel: Array(wShape[2...])).planar()
+        let batch = xShape[0], channels = xShape[1], filters = wShape[0], groups = groups
+        let groupChannels = channels / groups, groupFilters = filters / groups
+        let (height, width) = (g.input[0], g.input[1]), (outHeight, outWidth) = (g.output[0], g.output[1])
+        let (kernelHeight, kernelWidth) = (g.kernel[0], g.kernel[1])
+        let inPlane = height * width, outPlane = outHeight * outWidth
+        let depth = groupChannels * kernelHeight * kernelWidth
+        let hasBias = inputs.count > 2 && inputs[2] != nil
+        let activation = activation
+
+        /// Bias and activation over each output plane.
+        func finish(_ y: UnsafeMutablePointer<Float>, _ bias: UnsafePointer<Float>?) {
+            guard bias != nil || activation != .identity else { return }
+            for n in 0..<batch {
+                for m in 0..<filters {
+                    let plane = y + (n * filters + m) * outPlane
+                    if let bias {
+                        let b = bias[m]
+                        for i in 0..<outPlane { plane[i] += b }
+                    }
+                    activation.apply(plane, plane, count: outPlane)
+                }
+            }
+        }
+
+        let isPointwise = kernelHeight == 1 && kernelWidth == 1 && g.strides == [1, 1]
+            && g.padBegin == [0, 0] && g.padEnd == [0, 0]
+        if isPointwise {
+            return { inputs, outputs in
+                let x = inputs[0]!, w = inputs[1]!, y = outputs[0]
+                for n in 0..<batch {
+                    for group in 0..<groups {
+                        multiply(
+                            w + group * groupFilters * groupChannels, x + (n * channels + group * groupChannels) * inPlane,
+                            into: y + (n * filters + group * groupFilters) * outPlane, m: groupFilters, n: outPlane, k: groupChannels)
+                    }
+                }
+                finish(y, hasBias ? inputs[2] : nil)
+            }
+        }
+
+        if groupChannels == 1 && groupFilters == 1 {
+            return { inputs, outputs in
+                let x = inputs[0]!, w = inputs[1]!, y = outputs[0]
+                for n in 0..<batch {
+                    for c in 0..<channels {
+                        depthwise(x + (n * channels + c) * inPlane, w + c * kernelHeight * kernelWidth, into: y + (n * channels + c) * outPlane, g)
+                    }
+                }
+                finish(y, hasBias ? inputs[2] : nil)
+            }
+        }
+
+        let columns = Scratch(count: depth * outPlane)
+        return { inputs, outputs in
+            let x = inputs[0]!, w = inputs[1]!, y = outputs[0]
+            for n in 0..<batch {
+                for group in 0..<groups {
+                    im2col(x + (n * channels + group * groupChannels) * inPlane, channels: groupChannels, into: columns.pointer, g)
+                    multiply(
+                        w + group * groupFilters * depth, columns.pointer, into: y + (n * filters + group * groupFilters) * outPlane,
+                        m: groupFilters, n: outPlane, k: depth)
+                }
+            }
+            finish(y, hasBias ? inputs[2] : nil)
+        }
+    }
+}
+
+/// Unfolds the windows of `channels` planes into a [channels·kH·kW, outH·outW] matrix (zeros for padding).
+private func im2col(_ x: UnsafePointer<Float>, channels: Int, into columns: UnsafeMutablePointer<Float>, _ g: WindowGeometry) {
+    let (height, width) = (g.input[0], g.input[1]), (outHeight, outWidth) = (g.output[0], g.output[1])
+    let (strideY, strideX) = (g.strides[0], g.strides[1])
+    var row = columns
+    for c in 0..<channels {
+        let plane = x + c * height * width
+        for ky in 0..<g.kernel[0] {
+            let rows = g.validRange(axis: 0, offset: ky * g.dilations[0])
+            for kx in 0..<g.kernel[1] {
+                let offsetX = kx * g.dilations[1] - g.padBegin[1]
+                let xs = g.validRange(axis: 1, offset: kx * g.dilations[1])
+                for oy in 0..<outHeight {
+                    let out = row + oy * outWidth
+                    guard rows.contains(oy), !xs.isEmpty else {
+                        out.update(repeating: 0, count: outWidth)
+                        continue
+                    }
+                    let source = plane + (oy * strideY - g.padBegin[0] + ky * g.dilations[0]) * width + offsetX
+                    out.update(repeating: 0, count: xs.lowerBound)
+                    if strideX == 1 {
+                        (out + xs.lowerBound).update(from: source + xs.lowerBound, count: xs.count)
+                    } else {
+                        for ox in xs { out[ox] = source[ox * strideX] }
+                    }
+                    (out + xs.upperBound).update(repeating: 0, count: outWidth - xs.upperBound)
+                }
+                row += outHeight * outWidth
+            }
+        }
+    }
+}
+
+/// One channel's filter over one plane, without unfolding: a multiply-add of each kernel tap over the output
+/// positions it reaches.
+private func depthwise(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, _ g: WindowGeometry) {
+    let width = g.input[1], outWidth = g.output[1]
+    let (strideY, strideX) = (g.strides[0], g.strides[1])
+    y.update(repeating: 0, count: g.output[0] * outWidth)
+    for ky in 0..<g.kernel[0] {
+        for oy in g.validRange(axis: 0, offset: ky * g.dilations[0]) {
+            let source = x + (oy * strideY - g.padBegin[0] + ky * g.dilations[0]) * width
+            let out = y + oy * outWidth
+            for kx in 0..<g.kernel[1] {
+                let weight = w[ky * g.kernel[1] + kx]
+                let offsetX = kx * g.dilations[1] - g.padBegin[1]
+                let xs = g.validRange(axis: 1, offset: kx * g.dilations[1])
+                if strideX == 1 {
+                    let shifted = source + offsetX
+                    for ox in xs { out[ox] += weight * shifted[ox] }
+                } else {
+                    for ox in xs { out[ox] += weight * source[ox * strideX + offsetX] }
+                }
+            }
+        }
+    }
+}

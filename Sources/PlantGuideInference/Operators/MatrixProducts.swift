@@ -1,0 +1,124 @@
+import COpenBLAS
+
+/// C = A·B (+ C when `accumulate`) for row-major A [m×k] (or its transpose) and B [k×n] (or its transpose):
+/// OpenBLAS, with its matrix-vector product for the single-row case a batch of one gives.
+@inline(__always)
+func multiply(
+    _ a: UnsafePointer<Float>, transposeA: Bool = false, _ b: UnsafePointer<Float>, transposeB: Bool = false,
+    into c: UnsafeMutablePointer<Float>, m: Int, n: Int, k: Int, alpha: Float = 1, accumulate: Bool = false
+) {
+    let beta: Float = accumulate ? 1 : 0
+    if m == 1 && !transposeA {
+        // y[n] = op(B)ᵀ·a: B is k×n row-major, so y = Bᵀa (or B'a when B is given transposed, n×k).
+        cblas_sgemv(
+            CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans, Int32(transposeB ? n : k), Int32(transposeB ? k : n),
+            alpha, b, Int32(transposeB ? k : n), a, 1, beta, c, 1)
+        return
+    }
+    cblas_sgemm(
+        CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+        Int32(m), Int32(n), Int32(k), alpha, a, Int32(transposeA ? m : k), b, Int32(transposeB ? k : n), beta, c, Int32(n))
+}
+
+/// Gemm: Y = α·op(A)·op(B) + β·C, C broadcast to [M, N]. Linear layers. An activation may be fused in.
+struct GemmOperator: Operator {
+    let alpha: Float
+    let beta: Float
+    let transposeA: Bool
+    let transposeB: Bool
+    var activation: Activation = .identity
+
+    func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
+        let a = try requiredFloat(inputs, 0, "A"), b = try requiredFloat(inputs, 1, "B")
+        guard a.shape.count == 2, b.shape.count == 2 else { throw shapeError("A \(a.shape) and B \(b.shape) must be 2-D") }
+        let (m, k) = transposeA ? (a.shape[1], a.shape[0]) : (a.shape[0], a.shape[1])
+        let (kb, n) = transposeB ? (b.shape[1], b.shape[0]) : (b.shape[0], b.shape[1])
+        guard k == kb else { throw shapeError("A \(a.shape) and B \(b.shape) do not multiply (transA \(transposeA), transB \(transposeB))") }
+        if inputs.count > 2, let c = inputs[2] {
+            guard c.elementType == .float, Broadcasting.shape(c.shape, [m, n]) == [m, n] else {
+                throw shapeError("C \(c.shape) does not broadcast to [\(m), \(n)]")
+            }
+        }
+        return [.float([m, n])]
+    }
+
+    func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
+        let (m, n) = (outputs[0].shape[0], outputs[0].shape[1])
+        let k = transposeA ? inputs[0]!.shape[0] : inputs[0]!.shape[1]
+        let cShape = inputs.count > 2 ? inputs[2]?.shape : nil
+        let cStrides = cShape.map { Broadcasting.strides(of: $0, in: [m, n]) }
+        let (alpha, beta, transposeA, transposeB, activation) = (alpha, beta, transposeA, transposeB, activation)
+        let hasC = cShape != nil && beta != 0
+        return { inputs, outputs in
+            let y = outputs[0]
+            if hasC, let c = inputs[2], let strides = cStrides {
+                for row in 0..<m {
+                    for column in 0..<n { y[row * n + column] = beta * c[row * strides[0] + column * strides[1]] }
+                }
+            }
+            multiply(inputs[0]!, transposeA: transposeA, inputs[1]!, transposeB: transposeB, into: y, m: m, n: n, k: k,
+                     alpha: alpha, accumulate: hasC)
+            if activation != .identity { activation.apply(y, y, count: m * n) }
+        }
+    }
+}
+
+/// MatMul with numpy's rules: batched over leading dimensions (broadcast), 1-D operands promoted and squeezed.
+struct MatMulOperator: Operator {
+    private struct Layout {
+        var batchShape: [Int]
+        var m: Int, k: Int, n: Int
+        var outputShape: [Int]
+    }
+
+    private func layout(_ a: [Int], _ b: [Int]) throws(InferenceError) -> Layout {
+        guard !a.isEmpty, !b.isEmpty else { throw shapeError("MatMul of a scalar") }
+        let a2 = a.count == 1 ? [1] + a : a, b2 = b.count == 1 ? b + [1] : b
+        let (m, k) = (a2[a2.count - 2], a2[a2.count - 1]), (kb, n) = (b2[b2.count - 2], b2[b2.count - 1])
+        guard k == kb, let batch = Broadcasting.shape(Array(a2.dropLast(2)), Array(b2.dropLast(2))) else {
+            throw shapeError("shapes \(a) and \(b) do not multiply")
+        }
+        var output = batch
+        if a.count > 1 { output.append(m) }
+        if b.count > 1 { output.append(n) }
+        return Layout(batchShape: batch, m: m, k: k, n: n, outputShape: output)
+    }
+
+    func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
+        let a = try requiredFloat(inputs, 0, "A"), b = try requiredFloat(inputs, 1, "B")
+        return [.float(try layout(a.shape, b.shape).outputShape)]
+    }
+
+    func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
+        let aShape = inputs[0]!.shape, bShape = inputs[1]!.shape
+        let layout = try layout(aShape, bShape)
+        let (m, k, n) = (layout.m, layout.k, layout.n)
+        let batch = layout.batchShape
+        let aBatch = Array((aShape.count == 1 ? [1] + aShape : aShape).dropLast(2))
+        let bBatch = Array((bShape.count == 1 ? bShape + [1] : bShape).dropLast(2))
+        // Offsets of each batch's A and B matrices, computed once.
+        var aOffsets: [Int] = [], bOffsets: [Int] = []
+        let batchCount = batch.reduce(1, *)
+        if batch.isEmpty {
+            aOffsets = [0]; bOffsets = [0]
+        } else {
+            let aStrides = Broadcasting.strides(of: aBatch, in: batch), bStrides = Broadcasting.strides(of: bBatch, in: batch)
+            for flat in 0..<batchCount {
+                var rest = flat, aOffset = 0, bOffset = 0
+                for axis in stride(from: batch.count - 1, through: 0, by: -1) {
+                    let index = rest % batch[axis]
+                    rest /= batch[axis]
+                    aOffset += index * aStrides[axis]
+                    bOffset += index * bStrides[axis]
+                }
+                aOffsets.append(aOffset * m * k)
+                bOffsets.append(bOffset * k * n)
+            }
+        }
+        return { [aOffsets, bOffsets] inputs, outputs in
+            for index in 0..<max(batchCount, 1) {
+                multiply(inputs[0]! + aOffsets[index], inputs[1]! + bOffsets[index], into: outputs[0] + index * m * n, m: m, n: n, k: k)
+            }
+        }
+    }
+}
