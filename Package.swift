@@ -6,7 +6,8 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 /// A service library and its thin executable.
 func service(
-    _ library: String, executable: String, extra: [Target.Dependency] = [], resources: [Resource]? = nil
+    _ library: String, executable: String, extra: [Target.Dependency] = [], executableExtra: [Target.Dependency] = [],
+    resources: [Resource]? = nil
 ) -> [Target] {
     [
         .target(
@@ -20,7 +21,7 @@ func service(
             dependencies: [
                 .target(name: library), "PlantGuideServiceKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ] + executableExtra,
             swiftSettings: strict
         ),
     ]
@@ -182,7 +183,10 @@ let package = Package(
             swiftSettings: strict
         ),
     ]
-        + service("Identification", executable: "IdentificationService", extra: ["PlantGuideHTTP", "PlantGuideImaging", "CSodium"])
+        + service(
+            "Identification", executable: "IdentificationService",
+            extra: ["PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "CSodium"],
+            executableExtra: ["PlantGuideInference"])
         + service(
             "CareData", executable: "CareDataService",
             extra: [

@@ -3,11 +3,20 @@ import Foundation
 import Identification
 import PlantGuideServiceKit
 
-/// `plantguide-identification`: names plants in photos.
+/// `plantguide-identification`: names plants in photos (serving by default), and checks the ONNX executor.
 @main
-struct IdentificationServiceCommand: AsyncParsableCommand {
+struct IdentificationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-identification",
+        abstract: "PlantGuide plant identification: the on-device model, Pl@ntNet and the hybrid policy.",
+        subcommands: [IdentificationServiceCommand.self, CheckOnnxTestCommand.self],
+        defaultSubcommand: IdentificationServiceCommand.self)
+}
+
+/// `plantguide-identification [serve]`: the service.
+struct IdentificationServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "PlantGuide plant identification: Pl@ntNet and the hybrid policy (the on-device model comes later).",
         discussion: """
             Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/identification/v1) plus health and metrics. No \

@@ -13,7 +13,7 @@ public final class InferenceModel: Sendable {
     let store: ConstantStore
 
     /// The oldest and newest default-domain opsets accepted.
-    public static let supportedOpsets = 7...21
+    public static let supportedOpsets = 1...21
 
     public convenience init(contentsOf url: URL) throws(InferenceError) {
         let data: Data

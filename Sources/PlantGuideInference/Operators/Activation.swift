@@ -50,13 +50,21 @@ struct ActivationOperator: Operator {
     }
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
-        var activation = activation
-        if boundsFromInputs {
-            let low = try constantScalar(inputs, 1, "min") ?? -.greatestFiniteMagnitude
-            let high = try constantScalar(inputs, 2, "max") ?? .greatestFiniteMagnitude
-            activation = .clip(min: low, max: high)
-        }
         let count = outputs[0].count
-        return { inputs, outputs in activation.apply(inputs[0]!, outputs[0], count: count) }
+        guard boundsFromInputs else {
+            let activation = activation
+            return { inputs, outputs in activation.apply(inputs[0]!, outputs[0], count: count) }
+        }
+        for (index, name) in [(1, "min"), (2, "max")] where index < inputs.count {
+            if let bound = inputs[index], bound.elementType != .float || bound.count != 1 {
+                throw InferenceError(.unsupportedModel, "input \(index) (\(name)) must be a float scalar")
+            }
+        }
+        // The bounds are read on each run: they may be graph inputs.
+        return { inputs, outputs in
+            let low = inputs.count > 1 ? inputs[1]?.pointee ?? -.greatestFiniteMagnitude : -.greatestFiniteMagnitude
+            let high = inputs.count > 2 ? inputs[2]?.pointee ?? .greatestFiniteMagnitude : .greatestFiniteMagnitude
+            Activation.clip(min: low, max: high).apply(inputs[0]!, outputs[0], count: count)
+        }
     }
 }

@@ -70,15 +70,6 @@ func constantIntegers(_ inputs: [ValueInfo?], _ index: Int, _ what: String) thro
     return constant.integers.map { Int($0) }
 }
 
-/// The fixed float scalar of input `index` (Clip bounds, Pad's value), nil when omitted.
-func constantScalar(_ inputs: [ValueInfo?], _ index: Int, _ what: String) throws(InferenceError) -> Float? {
-    guard index < inputs.count, let value = inputs[index] else { return nil }
-    guard let constant = value.constant, constant.elementType == .float, constant.count == 1 else {
-        throw InferenceError(.unsupportedModel, "input \(index) (\(what)) must be a fixed float scalar")
-    }
-    return constant.floats[0]
-}
-
 /// An axis in -rank..<rank, made non-negative.
 func normalizedAxis(_ axis: Int, rank: Int) throws(InferenceError) -> Int {
     let resolved = axis < 0 ? axis + rank : axis

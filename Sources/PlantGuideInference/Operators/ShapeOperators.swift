@@ -169,7 +169,10 @@ struct PadOperator: Operator {
         let inputShape = inputs[0]!.shape, outputShape = outputs[0].shape
         let rank = inputShape.count
         let pads = try pads(inputs, rank: rank)
-        let value = attributePads == nil ? (try constantScalar(inputs, 2, "constant_value") ?? 0) : attributeValue
+        let fixedValue = attributePads == nil ? nil : attributeValue
+        if attributePads == nil, inputs.count > 2, let given = inputs[2], given.elementType != .float || given.count != 1 {
+            throw InferenceError(.unsupportedModel, "input 2 (constant_value) must be a float scalar")
+        }
         let mode = mode
         let inputStrides = rowMajorStrides(inputShape)
         let total = outputShape.reduce(1, *)
@@ -192,6 +195,7 @@ struct PadOperator: Operator {
         let sources = (0..<rank).map { axis in (0..<outputShape[axis]).map { source($0, axis: axis) } }
         return { inputs, outputs in
             let x = inputs[0]!, y = outputs[0]
+            let value = fixedValue ?? (inputs.count > 2 ? inputs[2]?.pointee ?? 0 : 0)
             var index = Array(repeating: 0, count: rank)
             for position in 0..<total {
                 var offset = 0
