@@ -11,7 +11,8 @@ struct CheckOnnxTestCommand: ParsableCommand {
             DIR holds model.onnx and test_data_set_*/ (input_K.pb, output_K.pb), as in Debian's libonnx-testdata: \
             /usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding. Outputs are compared with ONNX's \
             tolerance (atol 1e-7, rtol 1e-3). Exit codes: 0 pass, 1 mismatch, 2 the model could not be loaded \
-            (unsupported operator or malformed file).
+            (unsupported operator or malformed file). For whole networks, --relative-to-range compares each \
+            output with rtol × its largest expected magnitude.
             """)
 
     @Argument(help: ArgumentHelp("The node-test folder.", valueName: "dir"))
@@ -23,21 +24,27 @@ struct CheckOnnxTestCommand: ParsableCommand {
     @Option(name: .long, help: "Absolute tolerance.")
     var atol: Float = 1e-7
 
+    @Flag(name: .long, help: "Tolerance relative to the largest expected magnitude (whole networks).")
+    var relativeToRange = false
+
     func run() throws {
         let url = URL(fileURLWithPath: directory)
         var test = NodeTest(directory: url)
         test.relativeTolerance = rtol
         test.absoluteTolerance = atol
+        test.relativeToRange = relativeToRange
         let outcome: NodeTest.Outcome
         do { outcome = try test.run() } catch {
             print("ERROR \(url.lastPathComponent): \(error.message)")
             throw ExitCode(2)
         }
+        let error = outcome.maxExpected > 0 ? outcome.maxAbsoluteError / outcome.maxExpected : outcome.maxAbsoluteError
+        let summary = "\(outcome.dataSets) data set\(outcome.dataSets == 1 ? "" : "s"), max |error| \(outcome.maxAbsoluteError), \(error) of the output range"
         if outcome.passed {
-            print("PASS \(url.lastPathComponent) (\(outcome.dataSets) data set\(outcome.dataSets == 1 ? "" : "s"))")
+            print("PASS \(url.lastPathComponent) (\(summary))")
             return
         }
-        print("FAIL \(url.lastPathComponent)")
+        print("FAIL \(url.lastPathComponent) (\(summary))")
         for failure in outcome.failures.prefix(20) { print("  \(failure)") }
         throw ExitCode(1)
     }

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Builds the models and cases PlantGuideInference is checked against, in ONNX's node-test layout (model.onnx,
+test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-test` run them all:
+
+- mobilenetv2: MobileNetV2-shaped (inverted residuals, depthwise convolutions, batch norm, ReLU6 as Clip, global
+  average pool, Gemm), random weights, 224×224; expected outputs from onnxruntime.
+- resnet18: ResNet-18-shaped (7×7 stem, max pool, basic blocks with 1×1 downsampling), random weights.
+- plant-cnn: the default model (when the model repository has it) on random [-1, 1] inputs.
+- pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
+  expected outputs from ONNX's reference evaluator.
+
+Usage: make_test_models.py OUTPUT_DIR [MODEL_REPOSITORY]. Deterministic (fixed seeds).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+
+class GraphBuilder:
+    """Collects nodes and random initializers of a convolutional network."""
+
+    def __init__(self, seed: int):
+        self.random = np.random.default_rng(seed)
+        self.nodes, self.initializers = [], []
+        self.count = 0
+
+    def name(self, kind: str) -> str:
+        self.count += 1
+        return f"{kind}{self.count}"
+
+    def constant(self, name: str, array: np.ndarray) -> str:
+        self.initializers.append(numpy_helper.from_array(array.astype(np.float32), name))
+        return name
+
+    def conv_bn(self, x: str, cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1, act: str = "relu") -> str:
+        name = self.name("conv")
+        fan_in = cin // groups * kernel * kernel
+        w = self.random.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // groups, kernel, kernel))
+        pad = kernel // 2
+        self.nodes.append(helper.make_node(
+            "Conv", [x, self.constant(name + ".w", w)], [name], name=name, kernel_shape=[kernel, kernel],
+            strides=[stride, stride], pads=[pad] * 4, group=groups))
+        bn = name + ".bn"
+        self.nodes.append(helper.make_node(
+            "BatchNormalization",
+            [name, self.constant(bn + ".scale", self.random.uniform(0.5, 1.5, cout)),
+             self.constant(bn + ".bias", self.random.normal(0, 0.1, cout)),
+             self.constant(bn + ".mean", self.random.normal(0, 0.1, cout)),
+             self.constant(bn + ".var", self.random.uniform(0.5, 1.5, cout))],
+            [bn], name=bn, epsilon=1e-5))
+        if act == "relu":
+            self.nodes.append(helper.make_node("Relu", [bn], [bn + ".relu"], name=bn + ".relu"))
+            return bn + ".relu"
+        if act == "relu6":
+            low, high = self.constant(bn + ".min", np.array(0.0)), self.constant(bn + ".max", np.array(6.0))
+            self.nodes.append(helper.make_node("Clip", [bn, low, high], [bn + ".relu6"], name=bn + ".relu6"))
+            return bn + ".relu6"
+        return bn
+
+    def add(self, a: str, b: str) -> str:
+        name = self.name("add")
+        self.nodes.append(helper.make_node("Add", [a, b], [name], name=name))
+        return name
+
+    def relu(self, x: str) -> str:
+        self.nodes.append(helper.make_node("Relu", [x], [x + ".relu"], name=x + ".relu"))
+        return x + ".relu"
+
+    def head(self, x: str, features: int, classes: int) -> str:
+        self.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pooled"], name="pool"))
+        self.nodes.append(helper.make_node("Flatten", ["pooled"], ["features"], name="flatten", axis=1))
+        w = self.random.normal(0, np.sqrt(1.0 / features), (classes, features))
+        self.nodes.append(helper.make_node(
+            "Gemm", ["features", self.constant("fc.w", w), self.constant("fc.b", self.random.normal(0, 0.01, classes))],
+            ["logits"], name="fc", transB=1))
+        return "logits"
+
+    def model(self, name: str, size: int, classes: int) -> onnx.ModelProto:
+        graph = helper.make_graph(
+            self.nodes, name, [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, size, size])],
+            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", classes])], self.initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="plantguide-tests")
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        return model
+
+
+def mobilenet_v2() -> onnx.ModelProto:
+    g = GraphBuilder(seed=2)
+    x = g.conv_bn("image", 3, 32, 3, stride=2, act="relu6")
+    channels = 32
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(n):
+            stride = s if i == 0 else 1
+            hidden = channels * t
+            y = x if t == 1 else g.conv_bn(x, channels, hidden, 1, act="relu6")
+            y = g.conv_bn(y, hidden, hidden, 3, stride=stride, groups=hidden, act="relu6")
+            y = g.conv_bn(y, hidden, c, 1, act="none")
+            x = g.add(x, y) if stride == 1 and channels == c else y
+            channels = c
+    x = g.conv_bn(x, channels, 1280, 1, act="relu6")
+    g.head(x, 1280, 1000)
+    return g.model("mobilenetv2", 224, 1000)
+
+
+def resnet18() -> onnx.ModelProto:
+    g = GraphBuilder(seed=18)
+    x = g.conv_bn("image", 3, 64, 7, stride=2)
+    g.nodes.append(helper.make_node("MaxPool", [x], ["stem.pool"], name="stem.pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4))
+    x, channels = "stem.pool", 64
+    for c, s in [(64, 1), (128, 2), (256, 2), (512, 2)]:
+        for i in range(2):
+            stride = s if i == 0 else 1
+            y = g.conv_bn(x, channels, c, 3, stride=stride)
+            y = g.conv_bn(y, c, c, 3, act="none")
+            shortcut = g.conv_bn(x, channels, c, 1, stride=stride, act="none") if stride != 1 or channels != c else x
+            x = g.relu(g.add(y, shortcut))
+            channels = c
+    g.head(x, 512, 1000)
+    return g.model("resnet18", 224, 1000)
+
+
+def write_case(folder: str, model: onnx.ModelProto, inputs: list, reference: str = "onnxruntime") -> None:
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(model, os.path.join(folder, "model.onnx"))
+    if reference == "onnxruntime":
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        run = lambda feed: session.run(None, feed)
+    else:
+        evaluator = ReferenceEvaluator(model)
+        run = lambda feed: evaluator.run(None, feed)
+    names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
+    for index, values in enumerate(inputs):
+        data = os.path.join(folder, f"test_data_set_{index}")
+        os.makedirs(data, exist_ok=True)
+        for k, (name, value) in enumerate(zip(names, values)):
+            onnx.save_tensor(numpy_helper.from_array(value, name), os.path.join(data, f"input_{k}.pb"))
+        for k, value in enumerate(run(dict(zip(names, values)))):
+            onnx.save_tensor(numpy_helper.from_array(value), os.path.join(data, f"output_{k}.pb"))
+
+
+def pad_case(mode: str) -> onnx.ModelProto:
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)
+    graph = helper.make_graph(
+        [node], f"pad_{mode}", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 5]),
+                                helper.make_tensor_value_info("pads", TensorProto.INT64, [8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def main() -> None:
+    output = sys.argv[1]
+    repository = sys.argv[2] if len(sys.argv) > 2 else None
+    random = np.random.default_rng(7)
+    image = lambda batch, size: random.standard_normal((batch, 3, size, size)).astype(np.float32)
+    write_case(os.path.join(output, "mobilenetv2"), mobilenet_v2(), [[image(1, 224)], [image(3, 224)]])
+    write_case(os.path.join(output, "resnet18"), resnet18(), [[image(1, 224)], [image(2, 224)]])
+    if repository and os.path.exists(os.path.join(repository, "plant-cnn", "model.onnx")):
+        model = onnx.load(os.path.join(repository, "plant-cnn", "model.onnx"))
+        uniform = lambda batch: random.uniform(-1, 1, (batch, 3, 128, 128)).astype(np.float32)
+        write_case(os.path.join(output, "plant-cnn"), model, [[uniform(1)], [uniform(8)]])
+    for mode in ("edge", "reflect"):
+        x = random.standard_normal((1, 3, 4, 5)).astype(np.float32)
+        write_case(os.path.join(output, f"pad_{mode}_float"), pad_case(mode),
+                   [[x, np.array([0, 0, 1, 2, 0, 0, 2, 3], dtype=np.int64)]], reference="onnx")
+    print(f"wrote test models to {output}")
+
+
+if __name__ == "__main__":
+    main()
