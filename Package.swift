@@ -167,7 +167,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(name: "InferenceTests", dependencies: ["PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SchedulingTests",
             dependencies: [

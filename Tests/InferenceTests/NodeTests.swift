@@ -1,0 +1,95 @@
+import Foundation
+import PlantGuideInference
+import PlantGuideTestSupport
+import Testing
+
+/// ONNX's own backend node tests (Debian's libonnx-testdata) for every supported operator: each folder's outputs
+/// must match within ONNX's tolerance.
+@Suite struct NodeTests {
+    static let passing = """
+        test_add test_add_bcast test_averagepool_1d_default test_averagepool_2d_ceil test_averagepool_2d_default
+        test_averagepool_2d_pads test_averagepool_2d_pads_count_include_pad test_averagepool_2d_precomputed_pads
+        test_averagepool_2d_precomputed_pads_count_include_pad test_averagepool_2d_precomputed_same_upper
+        test_averagepool_2d_precomputed_strides test_averagepool_2d_same_lower test_averagepool_2d_same_upper
+        test_averagepool_2d_strides test_batchnorm_epsilon test_batchnorm_example test_clip test_clip_default_inbounds
+        test_clip_default_max test_clip_default_min test_clip_example test_clip_inbounds test_clip_outbounds
+        test_clip_splitbounds test_concat_1d_axis_0 test_concat_1d_axis_negative_1 test_concat_2d_axis_0
+        test_concat_2d_axis_1 test_concat_2d_axis_negative_1 test_concat_2d_axis_negative_2 test_concat_3d_axis_0
+        test_concat_3d_axis_1 test_concat_3d_axis_2 test_concat_3d_axis_negative_1 test_concat_3d_axis_negative_2
+        test_concat_3d_axis_negative_3 test_constant test_constant_pad test_conv_with_autopad_same
+        test_conv_with_strides_and_asymmetric_padding test_conv_with_strides_no_padding test_conv_with_strides_padding
+        test_dropout_default test_dropout_default_mask test_dropout_default_mask_ratio test_dropout_default_old
+        test_dropout_default_ratio test_dropout_random_old test_flatten_axis0 test_flatten_axis1 test_flatten_axis2
+        test_flatten_axis3 test_flatten_default_axis test_flatten_negative_axis1 test_flatten_negative_axis2
+        test_flatten_negative_axis3 test_flatten_negative_axis4 test_gemm_all_attributes test_gemm_alpha test_gemm_beta
+        test_gemm_default_matrix_bias test_gemm_default_no_bias test_gemm_default_scalar_bias
+        test_gemm_default_single_elem_vector_bias test_gemm_default_vector_bias test_gemm_default_zero_bias
+        test_gemm_transposeA test_gemm_transposeB test_globalaveragepool test_globalaveragepool_precomputed
+        test_hardsigmoid test_hardsigmoid_default test_hardsigmoid_example test_hardswish test_hardswish_expanded
+        test_identity test_matmul_2d test_matmul_3d test_matmul_4d test_maxpool_1d_default test_maxpool_2d_ceil
+        test_maxpool_2d_default test_maxpool_2d_dilations test_maxpool_2d_pads test_maxpool_2d_precomputed_pads
+        test_maxpool_2d_precomputed_same_upper test_maxpool_2d_precomputed_strides test_maxpool_2d_same_lower
+        test_maxpool_2d_same_upper test_maxpool_2d_strides test_mul test_mul_bcast test_mul_example
+        test_reduce_mean_default_axes_keepdims_example test_reduce_mean_default_axes_keepdims_random
+        test_reduce_mean_do_not_keepdims_example test_reduce_mean_do_not_keepdims_random test_reduce_mean_keepdims_example
+        test_reduce_mean_keepdims_random test_reduce_mean_negative_axes_keepdims_example
+        test_reduce_mean_negative_axes_keepdims_random test_relu test_reshape_allowzero_reordered
+        test_reshape_extended_dims test_reshape_negative_dim test_reshape_negative_extended_dims test_reshape_one_dim
+        test_reshape_reduced_dims test_reshape_reordered_all_dims test_reshape_reordered_last_dims
+        test_reshape_zero_and_negative_dim test_reshape_zero_dim test_sigmoid test_sigmoid_example test_softmax_axis_0
+        test_softmax_axis_1 test_softmax_axis_2 test_softmax_default_axis test_softmax_example test_softmax_large_number
+        test_softmax_negative_axis test_transpose_all_permutations_0 test_transpose_all_permutations_1
+        test_transpose_all_permutations_2 test_transpose_all_permutations_3 test_transpose_all_permutations_4
+        test_transpose_all_permutations_5 test_transpose_default
+        """.split(whereSeparator: \.isWhitespace).map(String.init)
+
+    /// Folders of supported operators that are refused at load, and why: element types other than float
+    /// (the models' inputs are float), 3-D windows, training mode, MaxPool's Indices output, non-tensor values,
+    /// and expanded forms that use operators outside the list. Each must fail with a clear load error.
+    static let refused: [(folder: String, reason: String)] = [
+        ("test_add_uint8", "element type"), ("test_mul_uint8", "element type"), ("test_maxpool_2d_uint8", "element type"),
+        ("test_clip_default_int8_inbounds", "element type"), ("test_clip_default_int8_max", "element type"),
+        ("test_clip_default_int8_min", "element type"), ("test_edge_pad", "element type"), ("test_reflect_pad", "element type"),
+        ("test_averagepool_3d_default", "3-D windows"), ("test_maxpool_3d_default", "3-D windows"),
+        ("test_batchnorm_epsilon_training_mode", "training mode"), ("test_batchnorm_example_training_mode", "training mode"),
+        ("test_maxpool_with_argmax_2d_precomputed_pads", "Indices output"),
+        ("test_maxpool_with_argmax_2d_precomputed_strides", "Indices output"),
+        ("test_identity_opt", "not a tensor"), ("test_identity_sequence", "not a tensor"),
+        ("test_softmax_example_expanded", "operator ReduceMax is not supported"),
+    ]
+
+    @Test("ONNX node test passes", arguments: passing)
+    func nodeTestPasses(_ folder: String) throws {
+        let outcome = try NodeTest(directory: ModelFixtures.onnxNodeTests.appendingPathComponent(folder)).run()
+        #expect(outcome.passed, "\(folder): \(outcome.failures.joined(separator: "; "))")
+    }
+
+    @Test("float Pad in edge and reflect modes (ONNX's own cases are int32) matches ONNX's reference",
+          arguments: ["pad_edge_float", "pad_reflect_float"])
+    func floatPadding(_ folder: String) throws {
+        let outcome = try NodeTest(directory: ModelFixtures.testModel(folder)).run()
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
+    @Test("every supported operator has passing node tests")
+    func everyOperatorIsCovered() throws {
+        var covered = Set<String>()
+        for folder in Self.passing {
+            let model = try InferenceModel(contentsOf: ModelFixtures.onnxNodeTests.appendingPathComponent(folder + "/model.onnx"))
+            covered.formUnion(model.operatorTypes)
+        }
+        #expect(Set(OperatorRegistry.supported).subtracting(covered).isEmpty, "not covered: \(Set(OperatorRegistry.supported).subtracting(covered))")
+    }
+
+    @Test("node tests outside what is supported are refused at load, saying why")
+    func refusedClearly() {
+        for (folder, reason) in Self.refused {
+            do {
+                _ = try NodeTest(directory: ModelFixtures.onnxNodeTests.appendingPathComponent(folder)).run()
+                Issue.record("\(folder) was accepted")
+            } catch {
+                #expect(error.message.contains(reason), "\(folder): \(error.message)")
+            }
+        }
+    }
+}
