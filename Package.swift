@@ -124,6 +124,7 @@ let package = Package(
                 "Scheduling",
                 "PlantGuideCore",
                 "PlantGuideImaging",
+                "PlantGuideInference",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -31,6 +31,11 @@ public struct IdentificationRPCService: RPCService {
                         $0.inputWidth = UInt32(model.inputSize.width)
                         $0.inputHeight = UInt32(model.inputSize.height)
                         $0.experimental = model.isExperimental
+                        if let onnx = model as? OnnxSpeciesClassifier {
+                            $0.task = onnx.installed.configuration.task.rawValue
+                            $0.maxBatchSize = UInt32(onnx.batching.maxBatchSize)
+                            $0.workers = UInt32(onnx.batching.workers)
+                        }
                     }]
                 }
             }

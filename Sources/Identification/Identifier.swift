@@ -39,10 +39,15 @@ public final class Identifier: Sendable {
             return cached
         }
 
+        let deadline = ContinuousClock.now + timeRemaining
         var decoded: [RGBImage] = []
         for (index, image) in request.images.enumerated() {
             do {
-                decoded.append(try ImageDecoder.decode(image.data, maxLongSide: classifier.map { max($0.inputSize.width, $0.inputSize.height) } ?? 64))
+                // Decoded straight to about the model's input size (JPEGs scale down while decoding).
+                let info = try ImageDecoder.inspect(image.data)
+                let upright = info.orientation.swapsDimensions ? (info.height, info.width) : (info.width, info.height)
+                let longSide = classifier?.decodeLongSide(width: upright.0, height: upright.1) ?? 64
+                decoded.append(try ImageDecoder.decode(image.data, maxLongSide: longSide))
             } catch let error as ImagingError {
                 throw RPCError(.invalidArgument, "photo \(index + 1): \(error.message)")
             }
@@ -58,10 +63,12 @@ public final class Identifier: Sendable {
         var step = HybridPolicy.start(method, modelInstalled: classifier != nil, plantnetConfigured: plantnet.isConfigured,
                                       offline: configuration.offline)
         if step == .runModel, let classifier {
-            onDevice = try await Self.combine(classifier.classify(decoded, maxResults: maxResults), limit: maxResults)
+            onDevice = try await Self.combine(classifier.classify(decoded, maxResults: maxResults, deadline: deadline), limit: maxResults)
+            guard ContinuousClock.now < deadline else { throw RPCError(.deadlineExceeded, "the deadline passed during on-device inference") }
             response.model = "\(classifier.name)@\(classifier.version)"
             response.experimental = classifier.isExperimental
             step = HybridPolicy.afterModel(method, best: onDevice.first?.score, minimumConfidence: minimum,
+                                           experimental: classifier.isExperimental,
                                            plantnetConfigured: plantnet.isConfigured, offline: configuration.offline)
         }
         switch step {
@@ -98,12 +105,16 @@ public final class Identifier: Sendable {
                 response.candidates = onDevice.map(Self.wire)
             }
         }
-        response.lowConfidence = (response.candidates.first?.score ?? 0) < minimum
+        // An experimental model's answer is never a confident identification, whatever its score.
+        let onlyExperimental = response.experimental && response.source == .onDevice
+        response.lowConfidence = onlyExperimental || (response.candidates.first?.score ?? 0) < minimum
         let order = counter.add(1, ordering: .relaxed).newValue
-        cache.withLock { cache in
-            cache[key] = (response, order)
-            if cache.count > configuration.cacheCapacity {
-                for old in cache.sorted(by: { $0.value.order < $1.value.order }).prefix(cache.count / 2) { cache[old.key] = nil }
+        if configuration.cacheCapacity > 0 {
+            cache.withLock { cache in
+                cache[key] = (response, order)
+                if cache.count > configuration.cacheCapacity {
+                    for old in cache.sorted(by: { $0.value.order < $1.value.order }).prefix(max(1, cache.count / 2)) { cache[old.key] = nil }
+                }
             }
         }
         return response

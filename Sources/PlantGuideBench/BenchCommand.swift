@@ -11,7 +11,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-bench",
         abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
-        subcommands: [Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self, ScheduleBench.self, DueQueryBench.self])
+        subcommands: [
+            Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self, ScheduleBench.self, DueQueryBench.self,
+            InferenceBench.self, IdentifyBench.self, PhotoCommand.self,
+        ])
 }
 
 /// The echo method the benchmark calls: a GetPhotoResponse's `data` bytes sent and returned unchanged.

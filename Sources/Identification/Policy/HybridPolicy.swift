@@ -57,9 +57,17 @@ public enum HybridPolicy {
     }
 
     /// The step after the model answered.
-    public static func afterModel(_ method: Method, best: Double?, minimumConfidence: Double, plantnetConfigured: Bool, offline: Bool) -> Step {
+    /// An experimental model's answer never counts as confident: hybrid asks Pl@ntNet whenever it can.
+    public static func afterModel(
+        _ method: Method, best: Double?, minimumConfidence: Double, experimental: Bool = false, plantnetConfigured: Bool, offline: Bool
+    ) -> Step {
         let score = best ?? 0
-        guard method == .hybrid, !offline else { return .answer(note: "on-device only") }
+        guard method == .hybrid, !offline else { return .answer(note: experimental ? "on-device only (experimental model)" : "on-device only") }
+        if experimental {
+            return plantnetConfigured
+                ? .askPlantNet(reason: "the on-device model is experimental")
+                : .answer(note: "the on-device model is experimental; Pl@ntNet is not configured")
+        }
         guard score < minimumConfidence else {
             return .answer(note: String(format: "on-device confidence %.2f ≥ %.2f", score, minimumConfidence))
         }

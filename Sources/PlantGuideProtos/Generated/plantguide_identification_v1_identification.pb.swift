@@ -272,7 +272,8 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyResponse: Sendabl
   /// Why Pl@ntNet was or was not asked, in words, e.g. "on-device confidence 0.42 < 0.70".
   public var policyNote: String = String()
 
-  /// True when the best candidate scores under the request's minimum confidence: show it as a guess.
+  /// True when the best candidate scores under the request's minimum confidence, or when the answer comes from an
+  /// experimental model alone: show it as a guess.
   public var lowConfidence: Bool = false
 
   /// True when this answer was served from the cache of identical photos and settings.
@@ -338,6 +339,14 @@ public nonisolated struct Plantguide_Identification_V1_ModelInfo: Sendable {
   public var inputHeight: UInt32 = 0
 
   public var experimental: Bool = false
+
+  /// "species", or "leaf-condition" (classes are crop × condition; the condition is in each candidate's attributes).
+  public var task: String = String()
+
+  /// Dynamic batching: images run together at most, and the threads running the model.
+  public var maxBatchSize: UInt32 = 0
+
+  public var workers: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -659,7 +668,7 @@ nonisolated extension Plantguide_Identification_V1_GetStatusResponse: SwiftProto
 
 nonisolated extension Plantguide_Identification_V1_ModelInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ModelInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}version\0\u{1}classes\0\u{3}input_width\0\u{3}input_height\0\u{1}experimental\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}version\0\u{1}classes\0\u{3}input_width\0\u{3}input_height\0\u{1}experimental\0\u{1}task\0\u{3}max_batch_size\0\u{1}workers\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -673,6 +682,9 @@ nonisolated extension Plantguide_Identification_V1_ModelInfo: SwiftProtobuf.Mess
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.inputWidth) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.inputHeight) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.experimental) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.task) }()
+      case 8: try { try decoder.decodeSingularUInt32Field(value: &self.maxBatchSize) }()
+      case 9: try { try decoder.decodeSingularUInt32Field(value: &self.workers) }()
       default: break
       }
     }
@@ -697,6 +709,15 @@ nonisolated extension Plantguide_Identification_V1_ModelInfo: SwiftProtobuf.Mess
     if self.experimental != false {
       try visitor.visitSingularBoolField(value: self.experimental, fieldNumber: 6)
     }
+    if !self.task.isEmpty {
+      try visitor.visitSingularStringField(value: self.task, fieldNumber: 7)
+    }
+    if self.maxBatchSize != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxBatchSize, fieldNumber: 8)
+    }
+    if self.workers != 0 {
+      try visitor.visitSingularUInt32Field(value: self.workers, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -707,6 +728,9 @@ nonisolated extension Plantguide_Identification_V1_ModelInfo: SwiftProtobuf.Mess
     if lhs.inputWidth != rhs.inputWidth {return false}
     if lhs.inputHeight != rhs.inputHeight {return false}
     if lhs.experimental != rhs.experimental {return false}
+    if lhs.task != rhs.task {return false}
+    if lhs.maxBatchSize != rhs.maxBatchSize {return false}
+    if lhs.workers != rhs.workers {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
