@@ -76,12 +76,12 @@ let package = Package(
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
-        // OpenBLAS from Debian: the matrix products of the ONNX executor.
-        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
+        // The executor's SIMD loops (AVX2 chosen at run time) and OpenBLAS (Debian's libopenblas0), loaded at first use.
+        .target(name: "CInferenceKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // The ONNX executor: ONNX's schema (generated), the operators image classifiers need, plans per input shape.
         .target(
             name: "PlantGuideInference",
-            dependencies: ["COpenBLAS", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["CInferenceKernels", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             exclude: ["README.md"],
             swiftSettings: strict
         ),

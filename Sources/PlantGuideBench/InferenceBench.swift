@@ -34,6 +34,7 @@ struct InferenceBench: ParsableCommand {
     @Option(help: "OpenBLAS threads.") var threads = 1
     @Option(help: "Timed runs.") var iterations = 50
     @Option(help: "Untimed runs first.") var warmup = 5
+    @Flag(help: "Print the time per node instead.") var profile = false
 
     func run() throws {
         InferenceModel.setMatrixThreads(threads)
@@ -48,6 +49,12 @@ struct InferenceBench: ParsableCommand {
         }
         let inputs = [port.name: Tensor(shape: dimensions, floats: values)]
         for _ in 0..<warmup { _ = try session.run(inputs) }
+        if profile {
+            for (node, milliseconds) in try session.profile(inputs, runs: iterations) {
+                print(String(format: "%8.3f ms  %@", milliseconds, node))
+            }
+            return
+        }
         let clock = ContinuousClock()
         var samples: [Double] = []
         for _ in 0..<iterations {

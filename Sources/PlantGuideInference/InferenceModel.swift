@@ -32,6 +32,7 @@ public final class InferenceModel: Sendable {
     }
 
     public init(_ model: Onnx_ModelProto) throws(InferenceError) {
+        try OpenBLAS.load()
         guard model.hasGraph else { throw InferenceError(.malformedModel, "the model has no graph") }
         guard let opset = model.opsetImport.first(where: { $0.domain.isEmpty || $0.domain == "ai.onnx" }).map({ Int($0.version) }) else {
             throw InferenceError(.malformedModel, "the model imports no default-domain opset")
@@ -92,8 +93,11 @@ public final class InferenceModel: Sendable {
 
     /// Sets how many threads OpenBLAS uses for matrix products, process-wide. Serving runs one per worker.
     public static func setMatrixThreads(_ count: Int) {
-        openblasSetThreads(max(1, count))
+        OpenBLAS.setThreads(max(1, count))
     }
+
+    /// The matrix-product kernels in use, e.g. "SkylakeX" (OpenBLAS's name), for status and benchmarks.
+    public static var matrixKernels: String { OpenBLAS.core }
 
     private static func port(_ value: Onnx_ValueInfoProto) throws(InferenceError) -> ModelPort {
         guard case .tensorType(let tensor)? = value.type.value else {

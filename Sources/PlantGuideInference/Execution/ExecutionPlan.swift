@@ -2,6 +2,7 @@
 /// intermediate value given a buffer, reused once the value is dead. Running it allocates nothing.
 final class ExecutionPlan {
     private struct Step {
+        let node: String
         let kernel: Kernel
         let inputs: [UnsafePointer<Float>?]
         let outputs: [UnsafeMutablePointer<Float>]
@@ -48,6 +49,7 @@ final class ExecutionPlan {
         for (index, step) in builder.steps.enumerated() {
             for logical in step.writes { allocate(logical) }
             steps.append(Step(
+                node: step.node,
                 kernel: step.kernel,
                 inputs: step.reads.map { reference in
                     switch reference {
@@ -73,14 +75,25 @@ final class ExecutionPlan {
 
     deinit { for raw in memory { raw.deallocate() } }
 
-    /// Runs the plan. The inputs must have the shapes it was planned for.
-    func run(_ inputs: [String: Tensor]) -> [String: Tensor] {
+    /// Runs the plan. The inputs must have the shapes it was planned for. With `timings`, adds each step's
+    /// nanoseconds under its node's name.
+    func run(_ inputs: [String: Tensor], timings: UnsafeMutablePointer<[String: Int64]>? = nil) -> [String: Tensor] {
         for (name, buffer) in inputBuffers {
             let tensor = inputs[name]!
             precondition(tensor.shape == buffer.shape)
             buffer.pointer.update(from: tensor.floats, count: tensor.count)
         }
-        for step in steps { step.kernel(step.inputs, step.outputs) }
+        if let timings {
+            let clock = ContinuousClock()
+            for step in steps {
+                let start = clock.now
+                step.kernel(step.inputs, step.outputs)
+                let (seconds, attoseconds) = (clock.now - start).components
+                timings.pointee[step.node, default: 0] += seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            }
+        } else {
+            for step in steps { step.kernel(step.inputs, step.outputs) }
+        }
         var result: [String: Tensor] = [:]
         for (name, value) in outputs {
             switch value {

@@ -10,6 +10,7 @@ struct PlanBuilder {
     }
 
     struct PlannedStep {
+        var node: String
         var kernel: Kernel
         var reads: [Reference]
         var writes: [Int]
@@ -113,7 +114,7 @@ struct PlanBuilder {
             return pointer(for: input).map { .constant($0) } ?? .none
         }
         for case .buffer(let logical) in reads { lastReads[logical] = steps.count }
-        steps.append(PlannedStep(kernel: kernel, reads: reads, writes: writes))
+        steps.append(PlannedStep(node: node.description, kernel: kernel, reads: reads, writes: writes))
     }
 
     /// Outputs that are constants or share an input's buffer.

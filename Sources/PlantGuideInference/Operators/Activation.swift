@@ -1,3 +1,4 @@
+import CInferenceKernels
 import Foundation
 
 /// The element-wise functions image classifiers put after their layers. Also fused into Conv and Gemm at load.
@@ -30,6 +31,20 @@ enum Activation: Sendable, Equatable {
                 let x = input[i]
                 output[i] = x * min(max(x / 6 + 0.5, 0), 1)
             }
+        }
+    }
+}
+
+extension Activation {
+    /// values = activation(values + bias), in place: the epilogue of a layer the activation is fused into.
+    func finish(_ values: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
+        switch self {
+        case .identity: if bias != 0 { pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_NONE), 0, 0) }
+        case .relu: pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_RELU), 0, 0)
+        case .clip(let low, let high): pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_CLIP), low, high)
+        default:
+            if bias != 0 { pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_NONE), 0, 0) }
+            apply(values, values, count: count)
         }
     }
 }

@@ -1,6 +1,8 @@
+import CInferenceKernels
+
 /// Conv over one or two spatial dimensions, with groups, strides, dilations, pads and auto_pad. Three kernels:
-/// pointwise (1×1: one matrix product), depthwise (one filter per channel: direct loops) and general (im2col and
-/// a matrix product per group). Batch normalization and an activation after it are folded in at load.
+/// pointwise (1×1: one matrix product), depthwise (one filter per channel: SIMD loops in CInferenceKernels) and
+/// general (im2col and a matrix product per group). Batch normalization and an activation after it are folded in at load.
 struct ConvOperator: Operator {
     let window: WindowAttributes
     let groups: Int
@@ -39,12 +41,7 @@ struct ConvOperator: Operator {
             guard bias != nil || activation != .identity else { return }
             for n in 0..<batch {
                 for m in 0..<filters {
-                    let plane = y + (n * filters + m) * outPlane
-                    if let bias {
-                        let b = bias[m]
-                        for i in 0..<outPlane { plane[i] += b }
-                    }
-                    activation.apply(plane, plane, count: outPlane)
+                    activation.finish(y + (n * filters + m) * outPlane, count: outPlane, bias: bias?[m] ?? 0)
                 }
             }
         }
@@ -66,14 +63,19 @@ struct ConvOperator: Operator {
         }
 
         if groupChannels == 1 && groupFilters == 1 {
+            var window = g.cWindow
+            let padded = Scratch(count: pg_padded_plane_size(&window))
             return { inputs, outputs in
-                let x = inputs[0]!, w = inputs[1]!, y = outputs[0]
+                let x = inputs[0]!, w = inputs[1]!, y = outputs[0], bias = hasBias ? inputs[2] : nil
                 for n in 0..<batch {
                     for c in 0..<channels {
-                        depthwise(x + (n * channels + c) * inPlane, w + c * kernelHeight * kernelWidth, into: y + (n * channels + c) * outPlane, g)
+                        let plane = y + (n * channels + c) * outPlane
+                        pg_depthwise_conv2d(
+                            &window, x + (n * channels + c) * inPlane, w + c * kernelHeight * kernelWidth, bias?[c] ?? 0, plane,
+                            padded.pointer)
+                        activation.finish(plane, count: outPlane, bias: 0)
                     }
                 }
-                finish(y, hasBias ? inputs[2] : nil)
             }
         }
 
@@ -121,31 +123,6 @@ private func im2col(_ x: UnsafePointer<Float>, channels: Int, into columns: Unsa
                     (out + xs.upperBound).update(repeating: 0, count: outWidth - xs.upperBound)
                 }
                 row += outHeight * outWidth
-            }
-        }
-    }
-}
-
-/// One channel's filter over one plane, without unfolding: a multiply-add of each kernel tap over the output
-/// positions it reaches.
-private func depthwise(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, _ g: WindowGeometry) {
-    let width = g.input[1], outWidth = g.output[1]
-    let (strideY, strideX) = (g.strides[0], g.strides[1])
-    y.update(repeating: 0, count: g.output[0] * outWidth)
-    for ky in 0..<g.kernel[0] {
-        for oy in g.validRange(axis: 0, offset: ky * g.dilations[0]) {
-            let source = x + (oy * strideY - g.padBegin[0] + ky * g.dilations[0]) * width
-            let out = y + oy * outWidth
-            for kx in 0..<g.kernel[1] {
-                let weight = w[ky * g.kernel[1] + kx]
-                let offsetX = kx * g.dilations[1] - g.padBegin[1]
-                let xs = g.validRange(axis: 1, offset: kx * g.dilations[1])
-                if strideX == 1 {
-                    let shifted = source + offsetX
-                    for ox in xs { out[ox] += weight * shifted[ox] }
-                } else {
-                    for ox in xs { out[ox] += weight * source[ox * strideX + offsetX] }
-                }
             }
         }
     }

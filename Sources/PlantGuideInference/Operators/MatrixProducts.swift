@@ -1,4 +1,4 @@
-import COpenBLAS
+import CInferenceKernels
 
 /// C = A·B (+ C when `accumulate`) for row-major A [m×k] (or its transpose) and B [k×n] (or its transpose):
 /// OpenBLAS, with its matrix-vector product for the single-row case a batch of one gives.
@@ -10,14 +10,12 @@ func multiply(
     let beta: Float = accumulate ? 1 : 0
     if m == 1 && !transposeA {
         // y[n] = op(B)ᵀ·a: B is k×n row-major, so y = Bᵀa (or B'a when B is given transposed, n×k).
-        cblas_sgemv(
-            CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans, Int32(transposeB ? n : k), Int32(transposeB ? k : n),
-            alpha, b, Int32(transposeB ? k : n), a, 1, beta, c, 1)
+        pg_sgemv(transposeB ? 0 : 1, Int32(transposeB ? n : k), Int32(transposeB ? k : n), alpha, b, Int32(transposeB ? k : n), a, beta, c)
         return
     }
-    cblas_sgemm(
-        CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-        Int32(m), Int32(n), Int32(k), alpha, a, Int32(transposeA ? m : k), b, Int32(transposeB ? k : n), beta, c, Int32(n))
+    pg_sgemm(
+        transposeA ? 1 : 0, transposeB ? 1 : 0, Int32(m), Int32(n), Int32(k), alpha, a, Int32(transposeA ? m : k), b,
+        Int32(transposeB ? k : n), beta, c, Int32(n))
 }
 
 /// Gemm: Y = α·op(A)·op(B) + β·C, C broadcast to [M, N]. Linear layers. An activation may be fused in.

@@ -1,3 +1,5 @@
+import CInferenceKernels
+
 /// MaxPool and AveragePool over one or two spatial dimensions.
 struct PoolOperator: Operator {
     enum Kind: Sendable { case max, average(countIncludePad: Bool) }
@@ -17,38 +19,52 @@ struct PoolOperator: Operator {
         let g = try window.resolve(input: Array(shape[2...])).planar()
         let planes = shape[0] * shape[1]
         let (height, width) = (g.input[0], g.input[1]), (outHeight, outWidth) = (g.output[0], g.output[1])
+        if case .max = kind {
+            var window = g.cWindow
+            let padded = Scratch(count: pg_padded_plane_size(&window))
+            return { inputs, outputs in
+                for plane in 0..<planes {
+                    pg_max_pool2d(&window, inputs[0]! + plane * height * width, outputs[0] + plane * outHeight * outWidth, padded.pointer)
+                }
+            }
+        }
         let kind = kind
+        let (kernelY, kernelX) = (g.kernel[0], g.kernel[1]), (strideY, strideX) = (g.strides[0], g.strides[1])
+        let (dilationY, dilationX) = (g.dilations[0], g.dilations[1]), (padY, padX) = (g.padBegin[0], g.padBegin[1])
+        let (padEndY, padEndX) = (g.padEnd[0], g.padEnd[1])
         return { inputs, outputs in
             for plane in 0..<planes {
                 let x = inputs[0]! + plane * height * width, y = outputs[0] + plane * outHeight * outWidth
                 for oy in 0..<outHeight {
-                    let startY = oy * g.strides[0] - g.padBegin[0]
+                    let startY = oy * strideY - padY
+                    // The kernel rows inside the input.
+                    let firstKY = startY >= 0 ? 0 : (-startY + dilationY - 1) / dilationY
+                    let lastKY = min(kernelY, (height - startY + dilationY - 1) / dilationY)
                     for ox in 0..<outWidth {
-                        let startX = ox * g.strides[1] - g.padBegin[1]
-                        var largest = -Float.infinity, sum: Float = 0, valid = 0
-                        for ky in 0..<g.kernel[0] {
-                            let iy = startY + ky * g.dilations[0]
-                            guard iy >= 0 && iy < height else { continue }
-                            for kx in 0..<g.kernel[1] {
-                                let ix = startX + kx * g.dilations[1]
-                                guard ix >= 0 && ix < width else { continue }
-                                let value = x[iy * width + ix]
-                                largest = max(largest, value)
-                                sum += value
-                                valid += 1
+                        let startX = ox * strideX - padX
+                        let firstKX = startX >= 0 ? 0 : (-startX + dilationX - 1) / dilationX
+                        let lastKX = min(kernelX, (width - startX + dilationX - 1) / dilationX)
+                        var largest = -Float.infinity, sum: Float = 0
+                        if firstKY < lastKY && firstKX < lastKX {
+                            for ky in firstKY..<lastKY {
+                                let row = x + (startY + ky * dilationY) * width + startX
+                                for kx in firstKX..<lastKX {
+                                    let value = row[kx * dilationX]
+                                    largest = max(largest, value)
+                                    sum += value
+                                }
                             }
                         }
                         switch kind {
                         case .max:
                             y[oy * outWidth + ox] = largest
                         case .average(let countIncludePad):
-                            var divisor = valid
+                            var divisor = max(0, lastKY - firstKY) * max(0, lastKX - firstKX)
                             if countIncludePad {
                                 // Window positions inside the padded input, padding included.
-                                let endY = min(startY + (g.kernel[0] - 1) * g.dilations[0] + 1, height + g.padEnd[0])
-                                let endX = min(startX + (g.kernel[1] - 1) * g.dilations[1] + 1, width + g.padEnd[1])
-                                divisor = ((endY - startY + g.dilations[0] - 1) / g.dilations[0])
-                                    * ((endX - startX + g.dilations[1] - 1) / g.dilations[1])
+                                let endY = min(startY + (kernelY - 1) * dilationY + 1, height + padEndY)
+                                let endX = min(startX + (kernelX - 1) * dilationX + 1, width + padEndX)
+                                divisor = ((endY - startY + dilationY - 1) / dilationY) * ((endX - startX + dilationX - 1) / dilationX)
                             }
                             y[oy * outWidth + ox] = divisor > 0 ? sum / Float(divisor) : 0
                         }

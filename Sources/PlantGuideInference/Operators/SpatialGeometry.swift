@@ -1,3 +1,5 @@
+import CInferenceKernels
+
 /// The sliding-window arithmetic Conv and the pooling operators share: kernel, strides, dilations, pads (explicit
 /// or from auto_pad), and ceil mode, resolved against one input's spatial dimensions.
 struct WindowAttributes: Sendable {
@@ -73,6 +75,14 @@ struct WindowGeometry {
         default:
             throw InferenceError(.unsupportedModel, "\(input.count)-D windows are not supported, only 1-D and 2-D")
         }
+    }
+
+    /// The C kernels' description of this (planar) geometry.
+    var cWindow: pg_window {
+        pg_window(
+            height: Int32(input[0]), width: Int32(input[1]), out_height: Int32(output[0]), out_width: Int32(output[1]),
+            kernel_y: Int32(kernel[0]), kernel_x: Int32(kernel[1]), stride_y: Int32(strides[0]), stride_x: Int32(strides[1]),
+            dilation_y: Int32(dilations[0]), dilation_x: Int32(dilations[1]), pad_top: Int32(padBegin[0]), pad_left: Int32(padBegin[1]))
     }
 
     /// The output positions `o` along `axis` whose input `o·stride − padBegin + offset` lies inside the input.

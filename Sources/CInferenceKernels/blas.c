@@ -1,0 +1,62 @@
+// OpenBLAS, loaded at first use rather than linked, so that its kernels can be chosen before it initialises:
+// Debian's OpenBLAS 0.3.21 does not recognise AVX-512 on AMD Zen 4 and would fall back to its Haswell (AVX2)
+// kernels. When the CPU has the AVX-512 subsets SkylakeX kernels need and OPENBLAS_CORETYPE is not set, it is set
+// to SKYLAKEX; an explicit OPENBLAS_CORETYPE always wins.
+#include "inference_kernels.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+typedef void (*threads_fn)(int);
+typedef char *(*corename_fn)(void);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static sgemm_fn sgemm;
+static sgemv_fn sgemv;
+static threads_fn set_threads;
+static corename_fn corename;
+
+static void load(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!getenv("OPENBLAS_CORETYPE") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd")) {
+        setenv("OPENBLAS_CORETYPE", "SKYLAKEX", 0);
+    }
+#endif
+    void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return;
+    sgemm = (sgemm_fn)dlsym(library, "cblas_sgemm");
+    sgemv = (sgemv_fn)dlsym(library, "cblas_sgemv");
+    set_threads = (threads_fn)dlsym(library, "openblas_set_num_threads");
+    corename = (corename_fn)dlsym(library, "openblas_get_corename");
+}
+
+int pg_blas_load(void) {
+    pthread_once(&once, load);
+    return sgemm && sgemv && set_threads;
+}
+
+const char *pg_blas_core(void) {
+    return pg_blas_load() && corename ? corename() : "unavailable";
+}
+
+void pg_blas_set_threads(int count) {
+    if (pg_blas_load()) set_threads(count);
+}
+
+void pg_sgemm(int transpose_a, int transpose_b, int m, int n, int k, float alpha, const float *a, int lda,
+              const float *b, int ldb, float beta, float *c, int ldc) {
+    sgemm(ROW_MAJOR, transpose_a ? TRANS : NO_TRANS, transpose_b ? TRANS : NO_TRANS, m, n, k, alpha, a, lda, b, ldb,
+          beta, c, ldc);
+}
+
+void pg_sgemv(int transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x, float beta,
+              float *y) {
+    sgemv(ROW_MAJOR, transpose ? TRANS : NO_TRANS, rows, columns, alpha, a, lda, x, 1, beta, y, 1);
+}

@@ -1,0 +1,44 @@
+// The native half of PlantGuideInference: SIMD loops (depthwise convolution, max pooling, layer epilogues), each
+// compiled twice (x86-64-v3 with AVX2 and FMA, and the baseline) with the right one chosen by the CPU at load, and
+// OpenBLAS's matrix products, loaded at first use (blas.c says why).
+#ifndef PLANTGUIDE_INFERENCE_KERNELS_H
+#define PLANTGUIDE_INFERENCE_KERNELS_H
+
+/// The geometry of one window operation on one plane.
+typedef struct {
+    int height, width;            // input plane
+    int out_height, out_width;    // output plane
+    int kernel_y, kernel_x;
+    int stride_y, stride_x;
+    int dilation_y, dilation_x;
+    int pad_top, pad_left;
+} pg_window;
+
+/// Floats of scratch the kernels below need for `window`: the input plane with its padding.
+long pg_padded_plane_size(const pg_window *window);
+
+/// One channel's filter (kernel_y × kernel_x weights) over one plane, plus `bias`, into `output`.
+void pg_depthwise_conv2d(const pg_window *window, const float *input, const float *weights, float bias,
+                         float *output, float *scratch);
+
+/// Max over each window (padding never wins) of one plane into `output`.
+void pg_max_pool2d(const pg_window *window, const float *input, float *output, float *scratch);
+
+enum { PG_ACTIVATION_NONE = 0, PG_ACTIVATION_RELU = 1, PG_ACTIVATION_CLIP = 2 };
+
+/// values[i] = activation(values[i] + bias), in place: the epilogue of convolutions and linear layers.
+void pg_bias_activation(float *values, long count, float bias, int activation, float low, float high);
+
+/// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.
+int pg_blas_load(void);
+/// The kernels OpenBLAS chose, e.g. "SkylakeX".
+const char *pg_blas_core(void);
+void pg_blas_set_threads(int count);
+/// Row-major C = alpha·op(A)·op(B) + beta·C.
+void pg_sgemm(int transpose_a, int transpose_b, int m, int n, int k, float alpha, const float *a, int lda,
+              const float *b, int ldb, float beta, float *c, int ldc);
+/// Row-major y = alpha·op(A)·x + beta·y, A rows × columns.
+void pg_sgemv(int transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x, float beta,
+              float *y);
+
+#endif

@@ -1,2 +1,0 @@
-// OpenBLAS from Debian's libopenblas-dev: the matrix products of the ONNX executor.
-#include <cblas.h>
