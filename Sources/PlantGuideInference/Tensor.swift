@@ -93,8 +93,13 @@ extension Tensor {
 
     private static func decode<T: FixedWidthInteger>(_ data: Data, as: T.Type) -> [T] {
         let count = data.count / MemoryLayout<T>.size
-        return data.withUnsafeBytes { bytes in
-            (0..<count).map { T(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)) }
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            data.withUnsafeBytes { bytes in
+                // One copy on little-endian hosts (every platform Swift runs PlantGuide on); swapped otherwise.
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[..<(count * MemoryLayout<T>.size)]))
+            }
+            if T(littleEndian: 1) != 1 { for i in 0..<count { buffer[i] = T(littleEndian: buffer[i]) } }
+            initialized = count
         }
     }
 }

@@ -35,5 +35,6 @@ public enum ModelFixtures {
     public struct MissingFixture: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+        public init(message: String) { self.message = message }
     }
 }

@@ -193,7 +193,39 @@ struct ServiceProcessTests {
         let (status, output) = try run(executable, ["--help"])
         #expect(status == 0)
         #expect(output.contains("USAGE"))
-        if executable != "plantguide" { #expect(output.contains("--bind") && output.contains("PLANTGUIDE_BIND")) }
+        if executable == "plantguide-identification" {
+            // Serving is the default subcommand; check-onnx-test is the other.
+            #expect(output.contains("serve") && output.contains("check-onnx-test"))
+            let (serveStatus, serve) = try run(executable, ["serve", "--help"])
+            #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_BIND") && serve.contains("--max-batch"))
+        } else if executable != "plantguide" {
+            #expect(output.contains("--bind") && output.contains("PLANTGUIDE_BIND"))
+        }
+    }
+
+    @Test("identification serves the installed model and refuses a model that is not there")
+    func identificationWithModel() async throws {
+        let repository = ModelFixtures.modelRepository.path
+        let service = try await ServiceProcess(
+            "plantguide-identification", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: ["PLANTGUIDE_MODELS": repository])
+        let client = try RPCClient(target: service.endpoint)
+        defer { client.close() }
+        typealias Methods = Plantguide_Identification_V1_IdentificationService
+        let status = try await client.call(Methods.getStatus, .init())
+        #expect(status.models.map(\.name) == ["plant-cnn"] && status.models.first?.experimental == true)
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 800, height: 600))
+        let answer = try await client.call(Methods.identify, .with {
+            $0.method = .onDevice
+            $0.images = [.with { $0.data = photo }]
+        })
+        #expect(answer.source == .onDevice && answer.model == "plant-cnn@0.1.0" && answer.lowConfidence && !answer.candidates.isEmpty)
+        #expect(service.terminate() == 0)
+
+        let (code, output) = try run("plantguide-identification", [
+            "--bind", "tcp://127.0.0.1:\(try FreePort.next())", "--models", repository, "--model", "resnet-plantnet300k",
+        ])
+        #expect(code != 0)
+        #expect(output.contains("no model 'resnet-plantnet300k'") && output.contains("installed: plant-cnn"))
     }
 
     @Test("a bad flag value is refused with a message, not a crash")

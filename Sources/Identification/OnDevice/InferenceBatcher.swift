@@ -16,18 +16,24 @@ public struct BatchingConfiguration: Sendable, Equatable {
     public init() {}
 }
 
+/// What the batcher has done since the start, for status and tests.
+public struct BatchStatistics: Sendable, Equatable {
+    /// Batches run (including ones whose requests had all expired).
+    public var batches = 0
+    /// Images taken from the queue (run or expired).
+    public var images = 0
+    public var largestBatch = 0
+    /// Requests refused because the queue was full.
+    public var refused = 0
+    /// Requests whose deadline passed before the model got to them.
+    public var expired = 0
+}
+
 /// Runs the model for many concurrent requests: queues their images, lets a worker take up to `maxBatchSize`
 /// images once the batch is full or the first has waited `maxWait`, drops requests whose deadline has passed
 /// before running them, and refuses requests when the queue is full.
 final class InferenceBatcher: @unchecked Sendable {
-    /// What a batcher has done, for status and tests.
-    struct Statistics: Sendable, Equatable {
-        var batches = 0
-        var images = 0
-        var largestBatch = 0
-        var refused = 0
-        var expired = 0
-    }
+    typealias Statistics = BatchStatistics
 
     private struct Job {
         let inputs: [Float]

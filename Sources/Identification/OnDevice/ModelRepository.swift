@@ -68,6 +68,12 @@ public struct ModelLabel: Sendable, Equatable {
     public var commonName: String?
     public var extra: [String: String]
 
+    public init(scientificName: String, commonName: String? = nil, extra: [String: String] = [:]) {
+        self.scientificName = scientificName
+        self.commonName = commonName
+        self.extra = extra
+    }
+
     /// Reads a TSV whose first line names the columns; `scientific_name` is required.
     static func read(tsv: String) throws -> [ModelLabel] {
         var lines = tsv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }

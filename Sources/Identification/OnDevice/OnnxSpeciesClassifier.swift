@@ -26,7 +26,7 @@ public final class OnnxSpeciesClassifier: SpeciesClassifier {
     public var batching: BatchingConfiguration { batcher.configuration }
 
     /// Batches run, images, the largest batch, requests refused and expired.
-    var statistics: InferenceBatcher.Statistics { batcher.statistics }
+    public var statistics: BatchStatistics { batcher.statistics }
 
     /// Stops the model's worker threads.
     public func stop() { batcher.stop() }
