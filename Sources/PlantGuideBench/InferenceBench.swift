@@ -12,6 +12,7 @@ struct InferenceResult {
     let batch: Int
     let threads: Int
     let samples: [Double]  // milliseconds per run
+    var blas: String? = nil
 
     var json: String {
         let sorted = samples.sorted()
@@ -21,6 +22,7 @@ struct InferenceResult {
             format: #"{"engine":"%@","model":"%@","batch":%d,"threads":%d,"runs":%d,"p50_ms":%.3f,"p90_ms":%.3f,"p99_ms":%.3f,"images_per_s":%.1f}"#,
             engine, model, batch, threads, samples.count, percentile(0.5), percentile(0.9), percentile(0.99),
             total > 0 ? Double(batch * samples.count) / (total / 1_000) : 0)
+            .dropLast() + (blas.map { #","blas":"\#($0)"}"# } ?? "}")
     }
 }
 
@@ -62,7 +64,8 @@ struct InferenceBench: ParsableCommand {
             _ = try session.run(inputs)
             samples.append(Double((clock.now - start).nanoseconds) / 1e6)
         }
-        print(InferenceResult(engine: "plantguide", model: name, batch: batch, threads: threads, samples: samples).json)
+        print(InferenceResult(engine: "plantguide", model: name, batch: batch, threads: threads, samples: samples,
+                              blas: "OpenBLAS " + InferenceModel.matrixKernels).json)
     }
 }
 

@@ -70,6 +70,11 @@ public final class URLSessionHTTPClient: HTTPClient {
 
     /// The time-out is enforced here: swift-corelibs-foundation truncates `timeoutInterval` to whole seconds
     /// (0.5 s fires at once, 1.7 s after 1 s), so URLSession's own interval, rounded up, is only a backstop.
+    ///
+    /// A completion-handler task, not `data(for:)`: cancelling a Swift task that awaits `data(for:)` runs
+    /// URLSession's cancellation under the task's status lock, and corelibs' session queue, finishing the same
+    /// request at that moment, waits for that lock while the cancellation waits for the queue (a deadlock seen
+    /// under load). Here the time-out cancels the URLSessionTask directly, holding no lock.
     public func send(_ outgoing: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
         let url = outgoing.url
         var request = URLRequest(url: url)
@@ -77,48 +82,45 @@ public final class URLSessionHTTPClient: HTTPClient {
         request.httpBody = outgoing.body
         request.timeoutInterval = (Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18).rounded(.up) + 1
         for (name, value) in outgoing.headers { request.setValue(value, forHTTPHeaderField: name) }
-        let call = PreparedRequest(request: request, session: session)
+        let host = url.host ?? "server"
         return try await withCheckedThrowingContinuation { continuation in
             let outcome = FirstOutcome(continuation)
-            let work = Task {
-                outcome.resume(with: await Result(catching: { try await Self.perform(call.request, on: call.session) }))
-            }
+            let task = DataTask(session.dataTask(with: request) { body, response, error in
+                outcome.resume(with: Self.result(host: host, body: body, response: response, error: error))
+            })
             let timer = Task {
                 try await Task.sleep(for: timeout)
-                outcome.resume(with: .failure(HTTPClientError(
-                    code: .timedOut, message: "no answer from \(url.host ?? "server") within \(timeout)")))
-                work.cancel()
+                outcome.resume(with: .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host) within \(timeout)")))
+                task.task.cancel()
             }
             outcome.onResume = { timer.cancel() }
+            task.task.resume()
         }
     }
 
-    private static func perform(_ request: URLRequest, on session: URLSession) async throws -> HTTPResponse {
-        let host = request.url?.host ?? "server"
-        do {
-            let (body, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                throw HTTPClientError(code: .transport, message: "\(host) sent no HTTP response")
-            }
-            var fields: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-            }
-            return HTTPResponse(status: http.statusCode, headers: fields, body: body)
-        } catch let error as URLError where error.code == .timedOut {
-            throw HTTPClientError(code: .timedOut, message: "no answer from \(host)")
-        } catch let error as HTTPClientError {
-            throw error
-        } catch {
-            throw HTTPClientError(code: .transport, message: "cannot reach \(host): \(error.localizedDescription)")
+    private static func result(host: String, body: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, any Error> {
+        if let error = error as? URLError, error.code == .timedOut {
+            return .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host)"))
         }
+        if let error {
+            return .failure(HTTPClientError(code: .transport, message: "cannot reach \(host): \(error.localizedDescription)"))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(HTTPClientError(code: .transport, message: "\(host) sent no HTTP response"))
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return .success(HTTPResponse(status: http.statusCode, headers: fields, body: body ?? Data()))
     }
 }
 
-/// A request and its session, handed to the task that performs it (URLRequest is not Sendable on Linux).
-private struct PreparedRequest: @unchecked Sendable {
-    let request: URLRequest
-    let session: URLSession
+/// A URLSession task handed to the time-out task (URLSessionDataTask is not Sendable on Linux; cancel and
+/// resume are thread-safe).
+private struct DataTask: @unchecked Sendable {
+    let task: URLSessionDataTask
+    init(_ task: URLSessionDataTask) { self.task = task }
 }
 
 /// Resumes a continuation with whichever outcome comes first (the response or the time-out).
