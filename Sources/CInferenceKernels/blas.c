@@ -1,7 +1,8 @@
 // OpenBLAS, loaded at first use rather than linked, so that its kernels can be chosen before it initialises:
 // Debian's OpenBLAS 0.3.21 does not recognise AVX-512 on AMD Zen 4 and would fall back to its Haswell (AVX2)
 // kernels. When the CPU has the AVX-512 subsets SkylakeX kernels need and OPENBLAS_CORETYPE is not set, it is set
-// to SKYLAKEX; an explicit OPENBLAS_CORETYPE always wins.
+// to SKYLAKEX; an explicit OPENBLAS_CORETYPE always wins. OPENBLAS_NUM_THREADS defaults to 1: PlantGuide runs one
+// model per worker thread, and OpenBLAS's idle pool threads, spinning, slow the core's other hyperthread.
 #include "inference_kernels.h"
 
 #include <dlfcn.h>
@@ -29,6 +30,7 @@ static void load(void) {
         setenv("OPENBLAS_CORETYPE", "SKYLAKEX", 0);
     }
 #endif
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
     void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!library) return;
     sgemm = (sgemm_fn)dlsym(library, "cblas_sgemm");
