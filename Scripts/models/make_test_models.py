@@ -8,9 +8,13 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
 - plant-cnn: the default model (when the model repository has it) on random [-1, 1] inputs.
 - pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
   expected outputs from ONNX's reference evaluator.
+- repository/mobilenetv2-random: the MobileNetV2-shaped model as a model-repository entry (config.json, 1000
+  placeholder labels), for load tests where the model, not the photo, is the work (Scripts/bench
+  identification-scaling). Its answers mean nothing.
 
 Usage: make_test_models.py OUTPUT_DIR [MODEL_REPOSITORY]. Deterministic (fixed seeds).
 """
+import json
 import os
 import sys
 
@@ -166,6 +170,17 @@ def main() -> None:
         model = onnx.load(os.path.join(repository, "plant-cnn", "model.onnx"))
         uniform = lambda batch: random.uniform(-1, 1, (batch, 3, 128, 128)).astype(np.float32)
         write_case(os.path.join(output, "plant-cnn"), model, [[uniform(1)], [uniform(8)]])
+    entry = os.path.join(output, "repository", "mobilenetv2-random")
+    os.makedirs(entry, exist_ok=True)
+    onnx.save(mobilenet_v2(), os.path.join(entry, "model.onnx"))
+    with open(os.path.join(entry, "labels.tsv"), "w") as labels:
+        labels.write("scientific_name\n" + "".join(f"Placeholder species {k}\n" for k in range(1000)))
+    with open(os.path.join(entry, "config.json"), "w") as config:
+        json.dump({"name": "mobilenetv2-random", "version": "0", "task": "species", "experimental": True,
+                   "description": "MobileNetV2-shaped, random weights: for load tests only",
+                   "labels": "labels.tsv", "output": {"name": "logits", "kind": "logits"},
+                   "input": {"name": "image", "width": 224, "height": 224, "resize": "center-crop", "crop": 0.875,
+                             "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}}, config, indent=2)
     for mode in ("edge", "reflect"):
         x = random.standard_normal((1, 3, 4, 5)).astype(np.float32)
         write_case(os.path.join(output, f"pad_{mode}_float"), pad_case(mode),
