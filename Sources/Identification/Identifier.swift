@@ -33,8 +33,8 @@ public final class Identifier: Sendable {
         guard (0...1).contains(request.minConfidence) else { throw RPCError(.invalidArgument, "min_confidence must be between 0 and 1") }
         let maxResults = request.maxResults == 0 ? 5 : Int(request.maxResults)
         let minimum = request.minConfidence == 0 ? 0.7 : request.minConfidence
-        let key = cacheKey(request)
-        if var cached = cache.withLock({ $0[key]?.response }) {
+        let key = configuration.cacheCapacity > 0 ? cacheKey(request) : ""
+        if !key.isEmpty, var cached = cache.withLock({ $0[key]?.response }) {
             cached.cached = true
             return cached
         }
@@ -109,7 +109,7 @@ public final class Identifier: Sendable {
         let onlyExperimental = response.experimental && response.source == .onDevice
         response.lowConfidence = onlyExperimental || (response.candidates.first?.score ?? 0) < minimum
         let order = counter.add(1, ordering: .relaxed).newValue
-        if configuration.cacheCapacity > 0 {
+        if !key.isEmpty {
             cache.withLock { cache in
                 cache[key] = (response, order)
                 if cache.count > configuration.cacheCapacity {
@@ -120,18 +120,24 @@ public final class Identifier: Sendable {
         return response
     }
 
-    /// A hash of the photos, organs and settings.
+    /// A hash of the photos, organs and settings: BLAKE2b-256 (libsodium's generic hash, about twice as fast as
+    /// SHA-256 on megabytes of photo).
     private func cacheKey(_ request: Request) -> String {
-        var state = crypto_hash_sha256_state()
-        crypto_hash_sha256_init(&state)
-        func add(_ bytes: [UInt8]) { crypto_hash_sha256_update(&state, bytes, UInt64(bytes.count)) }
-        add(Array("\(request.method.rawValue)|\(request.maxResults)|\(request.minConfidence)|\(request.language)".utf8))
+        // The state is a 64-byte-aligned C struct Swift sees as opaque.
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
+        defer { memory.deallocate() }
+        let state = OpaquePointer(memory)
+        crypto_generichash_init(state, nil, 0, 32)
+        func add(_ bytes: UnsafeRawBufferPointer) {
+            crypto_generichash_update(state, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count))
+        }
+        Array("\(request.method.rawValue)|\(request.maxResults)|\(request.minConfidence)|\(request.language)".utf8).withUnsafeBytes(add)
         for image in request.images {
-            add(Array("|\(image.organ.rawValue)|\(image.data.count)|".utf8))
-            add([UInt8](image.data))
+            Array("|\(image.organ.rawValue)|\(image.data.count)|".utf8).withUnsafeBytes(add)
+            image.data.withUnsafeBytes(add)
         }
         var digest = [UInt8](repeating: 0, count: 32)
-        crypto_hash_sha256_final(&state, &digest)
+        crypto_generichash_final(state, &digest, 32)
         return digest.map { String(format: "%02x", $0) }.joined()
     }
 
