@@ -47,14 +47,13 @@ final class InferenceBatcher: @unchecked Sendable {
     private let model: InferenceModel
     private let inputName: String
     private let outputName: String
-    /// Floats per image.
+    /// One image's input shape, [3, height, width].
     private let imageShape: [Int]
     private let condition = NSCondition()
     private var queue: [Job] = []
     private var queuedImages = 0
     private var stopping = false
     private var stats = Statistics()
-    private var threads: [Thread] = []
 
     init(model: InferenceModel, inputName: String, outputName: String, imageShape: [Int], configuration: BatchingConfiguration) {
         self.model = model
@@ -67,7 +66,6 @@ final class InferenceBatcher: @unchecked Sendable {
             let thread = Thread { self.work() }
             thread.name = "inference-\(index)"
             thread.stackSize = 8 << 20
-            threads.append(thread)
             thread.start()
         }
     }

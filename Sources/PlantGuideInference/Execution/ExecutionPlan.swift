@@ -1,5 +1,6 @@
 /// A model planned for fixed input shapes: each node's output shape computed, its kernel built, and every
-/// intermediate value given a buffer, reused once the value is dead. Running it allocates nothing.
+/// intermediate value given a buffer, reused once the value is dead. Every run reuses those buffers; only the
+/// returned output tensors are new.
 final class ExecutionPlan {
     private struct Step {
         let node: String
@@ -19,8 +20,6 @@ final class ExecutionPlan {
     private var memory: [UnsafeMutableRawPointer] = []
     /// Plan-made constants (Constant nodes, folded values) that steps point into.
     private var constantsKeptAlive: [ConstantBuffer] = []
-    /// Bytes of the intermediate buffers, after reuse.
-    private(set) var bufferBytes = 0
 
     init(model: InferenceModel, inputs: [String: ValueInfo]) throws(InferenceError) {
         var builder = PlanBuilder(model: model)
@@ -38,7 +37,6 @@ final class ExecutionPlan {
             let raw = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
             raw.initializeMemory(as: Float.self, repeating: 0, count: count)
             memory.append(raw)
-            bufferBytes += count * 4
             physical[logical] = raw.assumingMemoryBound(to: Float.self)
         }
         func release(_ logical: Int) {
