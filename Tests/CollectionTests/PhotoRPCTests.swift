@@ -8,13 +8,18 @@ import PlantGuideTestSupport
 import Testing
 
 @Suite("Photos over RPC")
-struct PhotoRPCTests {
+final class PhotoRPCTests {
     typealias Methods = Plantguide_Collection_V1_CollectionService
+    /// Data folders this test made, removed when it ends (a class suite's deinit runs after each test).
+    private var folders: [URL] = []
+
+    deinit { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
 
     /// A collection server over a fresh data folder, with plant p1 of user a and q1 of user b.
     private func start(maxPhotoBytes: Int = 15 << 20) async throws -> (RPCServer, RPCClient, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("photos-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folders.append(folder)
         var configuration = CollectionConfiguration(dataDirectory: folder)
         configuration.maxPhotoBytes = maxPhotoBytes
         var logger = Logger(label: "collection-test")

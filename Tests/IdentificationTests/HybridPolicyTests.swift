@@ -32,6 +32,16 @@ struct HybridPolicyTests {
                 == .answer(note: "on-device only"))
     }
 
+    @Test("an experimental model's answer never counts as confident")
+    func experimentalModel() {
+        #expect(HybridPolicy.afterModel(.hybrid, best: 0.99, minimumConfidence: 0.7, experimental: true, plantnetConfigured: true, offline: false)
+                == .askPlantNet(reason: "the on-device model is experimental"))
+        #expect(HybridPolicy.afterModel(.hybrid, best: 0.99, minimumConfidence: 0.7, experimental: true, plantnetConfigured: false, offline: false)
+                == .answer(note: "the on-device model is experimental; Pl@ntNet is not configured"))
+        #expect(HybridPolicy.afterModel(.hybrid, best: 0.99, minimumConfidence: 0.7, experimental: true, plantnetConfigured: true, offline: true)
+                == .answer(note: "on-device only (experimental model)"))
+    }
+
     @Test("merging keeps Pl@ntNet's order, adds the model's others, labels sources and limits")
     func merge() {
         let api = [SpeciesGuess(scientificName: "Monstera deliciosa", score: 0.8, source: .plantnet)]
