@@ -73,7 +73,9 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let resolved = try options.resolve(service: "identification", defaultBind: "tcp://127.0.0.1:7001", environment: environment)
+        // Identify calls carry up to five photos each: fewer of them are held at once than other services hold.
+        let resolved = try options.resolve(
+            service: "identification", defaultBind: "tcp://127.0.0.1:7001", limits: (32, 128), environment: environment)
         let urlText = setting(plantnetURL, "PLANTGUIDE_PLANTNET_URL", in: environment) ?? "https://my-api.plantnet.org"
         guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ValidationError("Pl@ntNet URL '\(urlText)' is not an http(s) URL")

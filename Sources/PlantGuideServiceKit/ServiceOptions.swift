@@ -29,12 +29,24 @@ public struct ServiceOptions: ParsableArguments {
         valueName: "seconds"))
     public var shutdownGrace: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Calls handled at once (env PLANTGUIDE_MAX_CONCURRENT_CALLS). Default: 256; identification 32.", valueName: "count"))
+    public var maxConcurrentCalls: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Calls waiting beyond those; more get RESOURCE_EXHAUSTED (env PLANTGUIDE_MAX_QUEUED_CALLS). Default: 4096; identification 128.",
+        valueName: "count"))
+    public var maxQueuedCalls: Int?
+
     public init() {}
 
     /// The options with environment fallbacks and defaults applied.
     /// - Throws: `ValidationError` naming the bad flag or variable.
+    /// `limits` are the service's defaults for calls handled at once and calls waiting (services whose calls
+    /// carry megabytes, like identification, hold fewer).
     public func resolve(
-        service: String, defaultBind: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        service: String, defaultBind: String, limits: (concurrent: Int, queued: Int) = (256, 4_096),
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> ResolvedServiceOptions {
         func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
         let levelText = pick(logLevel, "PLANTGUIDE_LOG_LEVEL") ?? "info"
@@ -49,6 +61,15 @@ public struct ServiceOptions: ParsableArguments {
         guard let grace = Int(graceText), grace >= 0 else {
             throw ValidationError("shutdown grace must be a whole number of seconds, not '\(graceText)'")
         }
+        func count(_ flag: Int?, _ variable: String, _ fallback: Int, _ what: String, minimum: Int) throws -> Int {
+            let text = pick(flag.map(String.init), variable) ?? String(fallback)
+            guard let value = Int(text), (minimum...1_000_000).contains(value) else {
+                throw ValidationError("\(what) must be a whole number from \(minimum) to 1000000, not '\(text)'")
+            }
+            return value
+        }
+        let concurrent = try count(maxConcurrentCalls, "PLANTGUIDE_MAX_CONCURRENT_CALLS", limits.concurrent, "max concurrent calls", minimum: 1)
+        let queued = try count(maxQueuedCalls, "PLANTGUIDE_MAX_QUEUED_CALLS", limits.queued, "max queued calls", minimum: 0)
         let bind = pick(bind, "PLANTGUIDE_BIND") ?? defaultBind
         guard bind.contains("://") else {
             throw ValidationError("bind endpoint '\(bind)' needs a transport, e.g. tcp://127.0.0.1:7003")
@@ -56,7 +77,7 @@ public struct ServiceOptions: ParsableArguments {
         let dataPath = pick(data, "PLANTGUIDE_DATA") ?? "data/\(service)"
         return ResolvedServiceOptions(
             bind: bind, dataDirectory: URL(fileURLWithPath: dataPath, isDirectory: true), logLevel: level,
-            maxMessageSize: mib << 20, shutdownGrace: .seconds(grace))
+            maxMessageSize: mib << 20, shutdownGrace: .seconds(grace), maxConcurrentCalls: concurrent, maxQueuedCalls: queued)
     }
 }
 
@@ -67,4 +88,6 @@ public struct ResolvedServiceOptions: Sendable {
     public var logLevel: Logger.Level
     public var maxMessageSize: Int
     public var shutdownGrace: Duration
+    public var maxConcurrentCalls: Int
+    public var maxQueuedCalls: Int
 }

@@ -48,6 +48,8 @@ public func runService(
 
     var configuration = RPCServerConfiguration(bindEndpoint: options.bind)
     configuration.maxMessageSize = options.maxMessageSize
+    configuration.maxConcurrentCalls = options.maxConcurrentCalls
+    configuration.maxQueuedCalls = options.maxQueuedCalls
     configuration.handlerExecution = handlerExecution
     let server = RPCServer(configuration: configuration, services: made.rpc, registry: registry, logger: logger)
     do {

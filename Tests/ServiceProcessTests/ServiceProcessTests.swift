@@ -233,6 +233,9 @@ struct ServiceProcessTests {
         let (status, output) = try run("plantguide-collection", ["--log-level", "loud", "--bind", "tcp://127.0.0.1:1"])
         #expect(status != 0)
         #expect(output.contains("unknown log level 'loud'"))
+        let (limitStatus, limitOutput) = try run("plantguide-identification", ["--max-concurrent-calls", "0", "--bind", "tcp://127.0.0.1:1"])
+        #expect(limitStatus != 0)
+        #expect(limitOutput.contains("max concurrent calls must be a whole number from 1 to 1000000, not '0'"))
     }
 
     @Test("an address in use is a clear error")
