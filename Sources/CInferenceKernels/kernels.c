@@ -9,11 +9,11 @@
 #define PG_CLONES
 #endif
 
-long pg_padded_plane_size(const pg_window *w) {
-    long rows = (long)(w->out_height - 1) * w->stride_y + (long)(w->kernel_y - 1) * w->dilation_y + 1;
-    long columns = (long)(w->out_width - 1) * w->stride_x + (long)(w->kernel_x - 1) * w->dilation_x + 1;
-    return rows * columns;
-}
+/// Rows and columns the windows reach, padding included.
+static long reach_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + (long)(w->kernel_y - 1) * w->dilation_y + 1; }
+static long reach_columns(const pg_window *w) { return (long)(w->out_width - 1) * w->stride_x + (long)(w->kernel_x - 1) * w->dilation_x + 1; }
+
+long pg_padded_plane_size(const pg_window *w) { return reach_rows(w) * reach_columns(w); }
 
 /// Copies the plane into `padded` (rows × columns of the windows' reach), `fill` outside the input.
 static void pad_plane(const pg_window *w, const float *input, float *padded, long rows, long columns, float fill) {
@@ -33,46 +33,47 @@ static void pad_plane(const pg_window *w, const float *input, float *padded, lon
     }
 }
 
+/// The plane the windows read: the input itself when they stay inside it, else a copy in `scratch` with
+/// `fill` around it. Sets `pitch` to the floats per row of what it returns.
+static const float *window_source(const pg_window *w, const float *input, float *scratch, float fill, long *pitch) {
+    const long rows = reach_rows(w), columns = reach_columns(w);
+    if (!w->pad_top && !w->pad_left && rows <= w->height && columns <= w->width) {
+        *pitch = w->width;
+        return input;
+    }
+    pad_plane(w, input, scratch, rows, columns, fill);
+    *pitch = columns;
+    return scratch;
+}
+
+/// A 3×3 filter over a padded plane, each output computed at once; `stride_x` is a constant at each call site.
+static inline __attribute__((always_inline)) void depthwise3x3(const pg_window *w, const float *plane, long pitch,
+                                                               const float *weights, float bias, float *output,
+                                                               const int stride_x) {
+    const float w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3], w4 = weights[4],
+                w5 = weights[5], w6 = weights[6], w7 = weights[7], w8 = weights[8];
+    const int ow = w->out_width;
+    for (int oy = 0; oy < w->out_height; oy++) {
+        const float *r0 = plane + (long)oy * w->stride_y * pitch, *r1 = r0 + pitch, *r2 = r1 + pitch;
+        float *out = output + (long)oy * ow;
+        for (int ox = 0; ox < ow; ox++) {
+            const int x = stride_x * ox;
+            out[ox] = bias + w0 * r0[x] + w1 * r0[x + 1] + w2 * r0[x + 2] + w3 * r1[x] + w4 * r1[x + 1]
+                + w5 * r1[x + 2] + w6 * r2[x] + w7 * r2[x + 1] + w8 * r2[x + 2];
+        }
+    }
+}
+
 PG_CLONES
 void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *weights, float bias,
                          float *output, float *scratch) {
-    const long rows = (long)(w->out_height - 1) * w->stride_y + (long)(w->kernel_y - 1) * w->dilation_y + 1;
-    const long columns = (long)(w->out_width - 1) * w->stride_x + (long)(w->kernel_x - 1) * w->dilation_x + 1;
-    const float *plane = input;
-    long pitch = w->width;
-    int padded = w->pad_top || w->pad_left || rows > w->height || columns > w->width;
-    if (padded) {
-        pad_plane(w, input, scratch, rows, columns, 0.0f);
-        plane = scratch;
-        pitch = columns;
-    }
+    long pitch;
+    const float *plane = window_source(w, input, scratch, 0.0f, &pitch);
     const int ow = w->out_width;
-    if (w->kernel_y == 3 && w->kernel_x == 3 && w->dilation_y == 1 && w->dilation_x == 1 && w->stride_x == 1) {
-        const float w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3], w4 = weights[4],
-                    w5 = weights[5], w6 = weights[6], w7 = weights[7], w8 = weights[8];
-        for (int oy = 0; oy < w->out_height; oy++) {
-            const float *r0 = plane + (long)oy * w->stride_y * pitch, *r1 = r0 + pitch, *r2 = r1 + pitch;
-            float *out = output + (long)oy * ow;
-            for (int ox = 0; ox < ow; ox++) {
-                out[ox] = bias + w0 * r0[ox] + w1 * r0[ox + 1] + w2 * r0[ox + 2] + w3 * r1[ox] + w4 * r1[ox + 1]
-                    + w5 * r1[ox + 2] + w6 * r2[ox] + w7 * r2[ox + 1] + w8 * r2[ox + 2];
-            }
-        }
-        return;
-    }
-    if (w->kernel_y == 3 && w->kernel_x == 3 && w->dilation_y == 1 && w->dilation_x == 1 && w->stride_x == 2) {
-        const float w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3], w4 = weights[4],
-                    w5 = weights[5], w6 = weights[6], w7 = weights[7], w8 = weights[8];
-        for (int oy = 0; oy < w->out_height; oy++) {
-            const float *r0 = plane + (long)oy * w->stride_y * pitch, *r1 = r0 + pitch, *r2 = r1 + pitch;
-            float *out = output + (long)oy * ow;
-            for (int ox = 0; ox < ow; ox++) {
-                const int x = 2 * ox;
-                out[ox] = bias + w0 * r0[x] + w1 * r0[x + 1] + w2 * r0[x + 2] + w3 * r1[x] + w4 * r1[x + 1]
-                    + w5 * r1[x + 2] + w6 * r2[x] + w7 * r2[x + 1] + w8 * r2[x + 2];
-            }
-        }
-        return;
+    if (w->kernel_y == 3 && w->kernel_x == 3 && w->dilation_y == 1 && w->dilation_x == 1) {
+        // The common 3×3 cases, with the column stride a constant so that the loop vectorises.
+        if (w->stride_x == 1) { depthwise3x3(w, plane, pitch, weights, bias, output, 1); return; }
+        if (w->stride_x == 2) { depthwise3x3(w, plane, pitch, weights, bias, output, 2); return; }
     }
     for (int oy = 0; oy < w->out_height; oy++) {
         float *out = output + (long)oy * ow;
@@ -91,15 +92,8 @@ void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *we
 
 PG_CLONES
 void pg_max_pool2d(const pg_window *w, const float *input, float *output, float *scratch) {
-    const long rows = (long)(w->out_height - 1) * w->stride_y + (long)(w->kernel_y - 1) * w->dilation_y + 1;
-    const long columns = (long)(w->out_width - 1) * w->stride_x + (long)(w->kernel_x - 1) * w->dilation_x + 1;
-    const float *plane = input;
-    long pitch = w->width;
-    if (w->pad_top || w->pad_left || rows > w->height || columns > w->width) {
-        pad_plane(w, input, scratch, rows, columns, -FLT_MAX);
-        plane = scratch;
-        pitch = columns;
-    }
+    long pitch;
+    const float *plane = window_source(w, input, scratch, -FLT_MAX, &pitch);
     const int ow = w->out_width, sx = w->stride_x;
     if (w->kernel_y == 2 && w->kernel_x == 2 && sx == 2 && w->dilation_y == 1 && w->dilation_x == 1) {
         for (int oy = 0; oy < w->out_height; oy++) {

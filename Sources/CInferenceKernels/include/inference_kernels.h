@@ -29,6 +29,17 @@ enum { PG_ACTIVATION_NONE = 0, PG_ACTIVATION_RELU = 1, PG_ACTIVATION_CLIP = 2 };
 /// values[i] = activation(values[i] + bias), in place: the epilogue of convolutions and linear layers.
 void pg_bias_activation(float *values, long count, float bias, int activation, float low, float high);
 
+/// 1 when the CPU has AVX-512F, which pg_packed_gemm needs.
+int pg_has_avx512(void);
+/// Floats pg_pack_weights writes for an m × k weight matrix.
+long pg_packed_weights_size(int m, int k);
+/// Packs row-major m × k weights into panels of 8 rows, k-major, zero-filled: done once per plan.
+void pg_pack_weights(const float *weights, int m, int k, float *packed);
+/// y[m × n] = activation(packed·x + bias[row]), x being k rows of n floats, `x_pitch` floats apart; bias may be
+/// NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+                    const float *bias, int activation, float low_bound, float high_bound);
+
 /// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.
 int pg_blas_load(void);
 /// The kernels OpenBLAS chose, e.g. "SkylakeX".

@@ -2,7 +2,8 @@ import CInferenceKernels
 
 /// Conv over one or two spatial dimensions, with groups, strides, dilations, pads and auto_pad. Three kernels:
 /// pointwise (1×1: one matrix product), depthwise (one filter per channel: SIMD loops in CInferenceKernels) and
-/// general (im2col and a matrix product per group). Batch normalization and an activation after it are folded in at load.
+/// general (im2col and a matrix product per group). The products run on weights packed at plan time where the
+/// CPU has AVX-512 (``PackedProduct``), else on OpenBLAS. Batch normalization and an activation after it are folded in at load.
 struct ConvOperator: Operator {
     let window: WindowAttributes
     let groups: Int
@@ -48,6 +49,22 @@ struct ConvOperator: Operator {
 
         let isPointwise = kernelHeight == 1 && kernelWidth == 1 && g.strides == [1, 1]
             && g.padBegin == [0, 0] && g.padEnd == [0, 0]
+        // Fixed weights on an AVX-512 CPU: packed once, bias and Relu/Clip applied as the product is stored.
+        if groups == 1, let weights = inputs[1]?.constant, weights.elementType == .float,
+           let product = weights.floats.withUnsafeBufferPointer({ PackedProduct(weights: $0.baseAddress!, rows: filters, depth: depth) }) {
+            let columns = isPointwise ? nil : Scratch(count: depth * outPlane)
+            return { inputs, outputs in
+                let x = inputs[0]!, y = outputs[0], bias = hasBias ? inputs[2] : nil
+                for n in 0..<batch {
+                    var source = x + n * channels * inPlane
+                    if let columns {
+                        im2col(source, channels: channels, into: columns.pointer, g)
+                        source = UnsafePointer(columns.pointer)
+                    }
+                    product.run(source, columns: outPlane, pitch: outPlane, into: y + n * filters * outPlane, bias: bias, activation: activation)
+                }
+            }
+        }
         if isPointwise {
             return { inputs, outputs in
                 let x = inputs[0]!, w = inputs[1]!, y = outputs[0]

@@ -1,0 +1,89 @@
+// Convolutions as matrix products with weights packed once at load, on AVX-512: Y[M×N] = W[M×K]·X[K×N] plus
+// a per-row bias and activation, for NCHW planes (N = output pixels, contiguous). OpenBLAS copies (packs) its
+// operands on every call and, where OPENBLAS_CORETYPE pins it to AVX2, leaves AVX-512 unused; this kernel
+// packs the weights at plan time and uses the whole vector width. Callers check pg_has_avx512() first.
+#include "inference_kernels.h"
+
+#include <immintrin.h>
+
+enum { PANEL = 8, TILE = 32 };
+
+int pg_has_avx512(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
+long pg_packed_weights_size(int m, int k) { return (long)((m + PANEL - 1) / PANEL) * PANEL * k; }
+
+void pg_pack_weights(const float *weights, int m, int k, float *packed) {
+    const int panels = (m + PANEL - 1) / PANEL;
+    for (int p = 0; p < panels; p++) {
+        for (int kk = 0; kk < k; kk++) {
+            for (int r = 0; r < PANEL; r++) {
+                const int row = p * PANEL + r;
+                packed[((long)p * k + kk) * PANEL + r] = row < m ? weights[(long)row * k + kk] : 0.0f;
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f")))
+static inline __m512 finish(__m512 value, float bias, int activation, __m512 low, __m512 high) {
+    value = _mm512_add_ps(value, _mm512_set1_ps(bias));
+    if (activation == PG_ACTIVATION_RELU) return _mm512_max_ps(value, _mm512_setzero_ps());
+    if (activation == PG_ACTIVATION_CLIP) return _mm512_min_ps(_mm512_max_ps(value, low), high);
+    return value;
+}
+
+__attribute__((target("avx512f")))
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+                    const float *bias, int activation, float low_bound, float high_bound) {
+    const int panels = (m + PANEL - 1) / PANEL;
+    const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
+    for (int n0 = 0; n0 < n; n0 += TILE) {
+        const int columns = n - n0 < TILE ? n - n0 : TILE;
+        const __mmask16 first = columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1);
+        const __mmask16 second = columns > 16 ? (columns >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (columns - 16)) - 1)) : 0;
+        for (int p = 0; p < panels; p++) {
+            __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
+            const float *w = packed + (long)p * k * PANEL;
+            const float *source = x + n0;
+            for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
+                const __m512 x0 = _mm512_maskz_loadu_ps(first, source);
+                const __m512 x1 = _mm512_maskz_loadu_ps(second, source + 16);
+                __m512 v;
+                v = _mm512_set1_ps(w[0]); a0 = _mm512_fmadd_ps(v, x0, a0); b0 = _mm512_fmadd_ps(v, x1, b0);
+                v = _mm512_set1_ps(w[1]); a1 = _mm512_fmadd_ps(v, x0, a1); b1 = _mm512_fmadd_ps(v, x1, b1);
+                v = _mm512_set1_ps(w[2]); a2 = _mm512_fmadd_ps(v, x0, a2); b2 = _mm512_fmadd_ps(v, x1, b2);
+                v = _mm512_set1_ps(w[3]); a3 = _mm512_fmadd_ps(v, x0, a3); b3 = _mm512_fmadd_ps(v, x1, b3);
+                v = _mm512_set1_ps(w[4]); a4 = _mm512_fmadd_ps(v, x0, a4); b4 = _mm512_fmadd_ps(v, x1, b4);
+                v = _mm512_set1_ps(w[5]); a5 = _mm512_fmadd_ps(v, x0, a5); b5 = _mm512_fmadd_ps(v, x1, b5);
+                v = _mm512_set1_ps(w[6]); a6 = _mm512_fmadd_ps(v, x0, a6); b6 = _mm512_fmadd_ps(v, x1, b6);
+                v = _mm512_set1_ps(w[7]); a7 = _mm512_fmadd_ps(v, x0, a7); b7 = _mm512_fmadd_ps(v, x1, b7);
+            }
+            const __m512 first_half[PANEL] = {a0, a1, a2, a3, a4, a5, a6, a7};
+            const __m512 second_half[PANEL] = {b0, b1, b2, b3, b4, b5, b6, b7};
+            for (int r = 0; r < PANEL; r++) {
+                const int row = p * PANEL + r;
+                if (row >= m) break;
+                const float b = bias ? bias[row] : 0.0f;
+                float *out = y + (long)row * n + n0;
+                _mm512_mask_storeu_ps(out, first, finish(first_half[r], b, activation, low, high));
+                if (second) _mm512_mask_storeu_ps(out + 16, second, finish(second_half[r], b, activation, low, high));
+            }
+        }
+    }
+}
+#else
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+                    const float *bias, int activation, float low_bound, float high_bound) {
+    (void)packed; (void)m; (void)k; (void)x; (void)n; (void)x_pitch; (void)y; (void)bias; (void)activation;
+    (void)low_bound; (void)high_bound;
+}
+#endif

@@ -1,0 +1,36 @@
+import CInferenceKernels
+
+/// A convolution's weights packed once for `pg_packed_gemm` (AVX-512), which applies the bias and a Relu or
+/// Clip as it stores: the matrix product of pointwise and im2col convolutions where the CPU has AVX-512F.
+struct PackedProduct {
+    /// Whether this CPU can run it.
+    static let isAvailable = pg_has_avx512() != 0
+
+    private let packed: Scratch
+    let rows: Int
+    let depth: Int
+
+    /// Packs row-major `rows` × `depth` weights; nil where the CPU lacks AVX-512F.
+    init?(weights: UnsafePointer<Float>, rows: Int, depth: Int) {
+        guard Self.isAvailable else { return nil }
+        packed = Scratch(count: pg_packed_weights_size(Int32(rows), Int32(depth)))
+        pg_pack_weights(weights, Int32(rows), Int32(depth), packed.pointer)
+        self.rows = rows
+        self.depth = depth
+    }
+
+    /// y[rows × columns] = activation(W·x + bias), x being `depth` rows of `columns` floats, `pitch` apart.
+    func run(_ x: UnsafePointer<Float>, columns: Int, pitch: Int, into y: UnsafeMutablePointer<Float>,
+             bias: UnsafePointer<Float>?, activation: Activation) {
+        let (kind, low, high): (Int32, Float, Float) = switch activation {
+        case .relu: (Int32(PG_ACTIVATION_RELU), 0, 0)
+        case .clip(let low, let high): (Int32(PG_ACTIVATION_CLIP), low, high)
+        default: (Int32(PG_ACTIVATION_NONE), 0, 0)
+        }
+        pg_packed_gemm(packed.pointer, Int32(rows), Int32(depth), x, Int32(columns), pitch, y, bias, kind, low, high)
+        switch activation {
+        case .identity, .relu, .clip: break
+        default: activation.apply(y, y, count: rows * columns)
+        }
+    }
+}
