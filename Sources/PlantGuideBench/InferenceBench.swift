@@ -65,7 +65,7 @@ struct InferenceBench: ParsableCommand {
             samples.append(Double((clock.now - start).nanoseconds) / 1e6)
         }
         print(InferenceResult(engine: "plantguide", model: name, batch: batch, threads: threads, samples: samples,
-                              blas: "OpenBLAS " + InferenceModel.matrixKernels).json)
+                              blas: InferenceModel.matrixKernels).json)
     }
 }
 

@@ -96,8 +96,10 @@ public final class InferenceModel: Sendable {
         OpenBLAS.setThreads(max(1, count))
     }
 
-    /// The matrix-product kernels in use, e.g. "SkylakeX" (OpenBLAS's name), for status and benchmarks.
-    public static var matrixKernels: String { OpenBLAS.core }
+    /// The matrix-product kernels in use, for status and benchmarks: "AVX-512 convolutions, OpenBLAS Haswell".
+    public static var matrixKernels: String {
+        (PackedProduct.isAvailable ? "AVX-512 convolutions, " : "") + "OpenBLAS " + OpenBLAS.core
+    }
 
     private static func port(_ value: Onnx_ValueInfoProto) throws(InferenceError) -> ModelPort {
         guard case .tensorType(let tensor)? = value.type.value else {
