@@ -116,8 +116,6 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         guard installed.contains(name) else {
             throw ValidationError("no model '\(name)' in \(repository.directory.path) (installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")))")
         }
-        // Each worker runs the model on one core: matrix products single-threaded.
-        InferenceModel.setMatrixThreads(1)
         do { return OnnxSpeciesClassifier(try repository.load(name), batching: batching) } catch {
             throw ValidationError("cannot load model '\(name)': \(error)")
         }

@@ -18,11 +18,14 @@ struct InferenceResult {
         let sorted = samples.sorted()
         func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         let total = samples.reduce(0, +)
-        return String(
-            format: #"{"engine":"%@","model":"%@","batch":%d,"threads":%d,"runs":%d,"p50_ms":%.3f,"p90_ms":%.3f,"p99_ms":%.3f,"images_per_s":%.1f}"#,
-            engine, model, batch, threads, samples.count, percentile(0.5), percentile(0.9), percentile(0.99),
-            total > 0 ? Double(batch * samples.count) / (total / 1_000) : 0)
-            .dropLast() + (blas.map { #","blas":"\#($0)"}"# } ?? "}")
+        var object: [String: Any] = [
+            "engine": engine, "model": model, "batch": batch, "threads": threads, "runs": samples.count,
+            "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99),
+            "images_per_s": total > 0 ? Double(batch * samples.count) / (total / 1_000) : 0,
+        ]
+        if let blas { object["blas"] = blas }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -109,8 +109,7 @@ struct PlanBuilder {
         guard let kernel else { return }
         let reads = inputs.map { input -> Reference in
             guard let input, input.info.elementType == .float else { return .none }
-            if case .constant = input.reference { return input.reference }
-            if case .buffer = input.reference { return input.reference }
+            guard case .none = input.reference else { return input.reference }
             return pointer(for: input).map { .constant($0) } ?? .none
         }
         for case .buffer(let logical) in reads { lastReads[logical] = steps.count }

@@ -24,20 +24,23 @@ struct GraphOptimizer {
         return nodes.firstIndex { $0.inputs.contains(value) }
     }
 
+    // Each pass counts readers once: merging a node into the one before it renames that node's output to the
+    // merged node's, whose readers were already counted.
+
     private mutating func foldBatchNormalization() {
+        let counts = readers()
         var index = 0
         while index < nodes.count {
             defer { index += 1 }
-            let counts = readers()
-            guard var conv = nodes[index].op as? ConvOperator, conv.activation == .identity,
+            guard nodes[index].op is ConvOperator,
                   let next = soleReader(of: nodes[index].outputs[0], counts),
                   let norm = nodes[next].op as? BatchNormalizationOperator,
                   nodes[next].inputs.count == 5, nodes[next].inputs[0] == nodes[index].outputs[0],
-                  let weights = constants[nodes[index].inputs[1]], weights.elementType == .float,
-                  let parameters = Optional(nodes[next].inputs[1...4].compactMap({ constants[$0]?.floats })), parameters.count == 4
+                  let weights = constants[nodes[index].inputs[1]], weights.elementType == .float
             else { continue }
             let filters = weights.shape[0]
-            guard parameters.allSatisfy({ $0.count == filters }) else { continue }
+            let parameters = nodes[next].inputs[1...4].compactMap { constants[$0]?.floats }
+            guard parameters.count == 4, parameters.allSatisfy({ $0.count == filters }) else { continue }
             let bias = nodes[index].inputs.count > 2 && !nodes[index].inputs[2].isEmpty ? constants[nodes[index].inputs[2]]?.floats : nil
             if nodes[index].inputs.count > 2 && !nodes[index].inputs[2].isEmpty && bias == nil { continue }
 
@@ -51,8 +54,6 @@ struct GraphOptimizer {
             let output = nodes[next].outputs[0]
             constants[output + "::folded_weight"] = Tensor(shape: weights.shape, floats: folded)
             constants[output + "::folded_bias"] = Tensor(shape: [filters], floats: foldedBias)
-            conv.activation = .identity
-            nodes[index].op = conv
             nodes[index].inputs = [nodes[index].inputs[0], output + "::folded_weight", output + "::folded_bias"]
             nodes[index].outputs = [output]
             nodes[index].description += " + " + nodes[next].description
@@ -61,10 +62,10 @@ struct GraphOptimizer {
     }
 
     private mutating func fuseActivations() {
+        let counts = readers()
         var index = 0
         while index < nodes.count {
             defer { index += 1 }
-            let counts = readers()
             guard nodes[index].op is ConvOperator || nodes[index].op is GemmOperator,
                   let next = soleReader(of: nodes[index].outputs[0], counts),
                   nodes[next].inputs.first == nodes[index].outputs[0],
