@@ -13,7 +13,10 @@ import Testing
 struct OnDeviceIdentificationTests {
     typealias Methods = Plantguide_Identification_V1_IdentificationService
 
-    static func installed() throws -> InstalledModel {
+    /// The default model, loaded once for every test here (each load holds a few hundred MB while it parses).
+    static func installed() throws -> InstalledModel { try loaded.get() }
+
+    private static let loaded = Result<InstalledModel, any Error> {
         let repository = ModelRepository(directory: ModelFixtures.modelRepository)
         guard repository.modelNames().contains("plant-cnn") else {
             throw ModelFixtures.MissingFixture(message: "no plant-cnn in \(repository.directory.path): run Scripts/fetch-models")
