@@ -134,7 +134,7 @@ let package = Package(
         ),
         .target(
             name: "PlantGuideTestSupport",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideImaging", "CImageCodecs", "CZeroMQ"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "CImageCodecs", "CZeroMQ"],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
             resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
@@ -168,8 +168,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
-        .testTarget(name: "InferenceTests", dependencies: ["PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideCore", "PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(name: "InferenceTests", dependencies: ["PlantGuideInference", "PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SchedulingTests",
             dependencies: [

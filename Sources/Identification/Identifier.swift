@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import PlantGuideCore
 import PlantGuideHTTP
 import PlantGuideImaging
 import PlantGuideProtos
@@ -40,18 +41,7 @@ public final class Identifier: Sendable {
         }
 
         let deadline = ContinuousClock.now + timeRemaining
-        var decoded: [RGBImage] = []
-        for (index, image) in request.images.enumerated() {
-            do {
-                // Decoded straight to about the model's input size (JPEGs scale down while decoding).
-                let info = try ImageDecoder.inspect(image.data)
-                let upright = info.orientation.swapsDimensions ? (info.height, info.width) : (info.width, info.height)
-                let longSide = classifier?.decodeLongSide(width: upright.0, height: upright.1) ?? 64
-                decoded.append(try ImageDecoder.decode(image.data, maxLongSide: longSide))
-            } catch let error as ImagingError {
-                throw RPCError(.invalidArgument, "photo \(index + 1): \(error.message)")
-            }
-        }
+        let decoded = try await BlockingWork.run { [classifier] in try Self.decode(request.images, for: classifier) }
 
         let method: HybridPolicy.Method = switch request.method {
         case .onDevice: .onDevice
@@ -118,6 +108,22 @@ public final class Identifier: Sendable {
             }
         }
         return response
+    }
+
+    /// Decodes each photo straight to about the model's input size (JPEGs scale down while decoding). Blocking
+    /// CPU work: callers run it through ``BlockingWork``.
+    /// - Throws: INVALID_ARGUMENT naming the photo that is not a usable image.
+    static func decode(_ images: [Plantguide_Identification_V1_IdentifyImage], for classifier: (any SpeciesClassifier)?) throws -> [RGBImage] {
+        try images.enumerated().map { index, image in
+            do {
+                let info = try ImageDecoder.inspect(image.data)
+                let upright = info.orientation.swapsDimensions ? (info.height, info.width) : (info.width, info.height)
+                let longSide = classifier?.decodeLongSide(width: upright.0, height: upright.1) ?? 64
+                return try ImageDecoder.decode(image.data, maxLongSide: longSide)
+            } catch let error as ImagingError {
+                throw RPCError(.invalidArgument, "photo \(index + 1): \(error.message)")
+            }
+        }
     }
 
     /// A hash of the photos, organs and settings: BLAKE2b-256 (libsodium's generic hash, about twice as fast as

@@ -6,7 +6,7 @@ import PlantGuideTestSupport
 import SwiftProtobuf
 import Testing
 
-@Suite("Export and import")
+@Suite("Export and import", .cpuHeavy)
 struct ArchiveTests {
     /// A fixture with a photo store and archiver over its database.
     private func archiver(_ fixture: CollectionFixture) -> (PhotoStore, CollectionArchiver) {

@@ -7,7 +7,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Photos over RPC")
+@Suite("Photos over RPC", .cpuHeavy)
 final class PhotoRPCTests {
     typealias Methods = Plantguide_Collection_V1_CollectionService
     /// Data folders this test made, removed when it ends (a class suite's deinit runs after each test).

@@ -7,7 +7,7 @@ import PlantGuideTestSupport
 import Synchronization
 import Testing
 
-@Suite("Identify over RPC, through Pl@ntNet")
+@Suite("Identify over RPC, through Pl@ntNet", .cpuHeavy)
 struct IdentifyRPCTests {
     typealias Methods = Plantguide_Identification_V1_IdentificationService
 

@@ -4,7 +4,7 @@ import PlantGuideTestSupport
 import Testing
 
 /// A model folder that does not fit together is refused at load, saying which file is wrong and how.
-@Suite("Model repository errors")
+@Suite("Model repository errors", .cpuHeavy)
 final class ModelRepositoryTests {
     private let root = FileManager.default.temporaryDirectory.appendingPathComponent("models-\(UUID().uuidString)")
 

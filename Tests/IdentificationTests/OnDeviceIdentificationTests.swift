@@ -1,6 +1,7 @@
 import Foundation
 import Identification
 import Logging
+import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
 import PlantGuideRPC
@@ -9,12 +10,14 @@ import Testing
 
 /// The default model (plant-cnn) behind the service: preprocessing, labels, the experimental flag, the hybrid
 /// policy with a fake Pl@ntNet, dynamic batching, the bounded queue and deadlines.
-@Suite("On-device identification with the default model")
+@Suite("On-device identification with the default model", .cpuHeavy)
 struct OnDeviceIdentificationTests {
     typealias Methods = Plantguide_Identification_V1_IdentificationService
 
     /// The default model, loaded once for every test here (each load holds a few hundred MB while it parses).
-    static func installed() throws -> InstalledModel { try loaded.get() }
+    /// Loading takes seconds of CPU, and the tests that arrive meanwhile wait for the first to finish: both
+    /// happen on a Dispatch thread, never on the cooperative pool.
+    static func installed() async throws -> InstalledModel { try await BlockingWork.run { try loaded.get() } }
 
     private static let loaded = Result<InstalledModel, any Error> {
         let repository = ModelRepository(directory: ModelFixtures.modelRepository)
@@ -50,8 +53,8 @@ struct OnDeviceIdentificationTests {
     }
 
     @Test("the model repository describes plant-cnn: 38 labelled leaf-condition classes, experimental")
-    func repository() throws {
-        let model = try Self.installed()
+    func repository() async throws {
+        let model = try await Self.installed()
         #expect(model.configuration.name == "plant-cnn")
         #expect(model.configuration.task == .leafCondition && model.configuration.isExperimental)
         #expect(model.configuration.input.width == 128 && model.configuration.input.mean == [0.5, 0.5, 0.5])
@@ -63,7 +66,7 @@ struct OnDeviceIdentificationTests {
 
     @Test("ON_DEVICE answers from the model, flagged experimental and low-confidence, with the condition")
     func onDevice() async throws {
-        let classifier = OnnxSpeciesClassifier(try Self.installed())
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
         defer { classifier.stop() }
         let (server, client, plantnet) = try start(classifier: classifier)
         defer { client.close() }
@@ -84,7 +87,7 @@ struct OnDeviceIdentificationTests {
 
     @Test("HYBRID with an experimental model asks Pl@ntNet and merges both, labelled by source")
     func hybridAsksPlantNet() async throws {
-        let classifier = OnnxSpeciesClassifier(try Self.installed())
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
         defer { classifier.stop() }
         let body = try Fixtures.plantnet("identify-hibiscus")
         let (server, client, plantnet) = try start(classifier: classifier, plantnetKey: "k") { _ in .json(body) }
@@ -101,7 +104,7 @@ struct OnDeviceIdentificationTests {
 
     @Test("HYBRID falls back to the model's answer when Pl@ntNet is down")
     func hybridWithPlantNetDown() async throws {
-        let classifier = OnnxSpeciesClassifier(try Self.installed())
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
         defer { classifier.stop() }
         let (server, client, _) = try start(classifier: classifier, plantnetKey: "k") { _ in .reply(status: 503) }
         defer { client.close() }
@@ -113,7 +116,7 @@ struct OnDeviceIdentificationTests {
 
     @Test("a 12-megapixel JPEG is decoded at reduced scale and identified")
     func largePhoto() async throws {
-        let classifier = OnnxSpeciesClassifier(try Self.installed())
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
         defer { classifier.stop() }
         #expect(classifier.decodeLongSide(width: 4_000, height: 3_000) == 171)
         let (server, client, _) = try start(classifier: classifier)
@@ -129,7 +132,7 @@ struct OnDeviceIdentificationTests {
         var batching = BatchingConfiguration()
         batching.maxBatchSize = 4
         batching.maxWait = .milliseconds(500)
-        let classifier = OnnxSpeciesClassifier(try Self.installed(), batching: batching)
+        let classifier = OnnxSpeciesClassifier(try await Self.installed(), batching: batching)
         defer { classifier.stop() }
         let image = TestImages.gradient(width: 128, height: 128)
         let deadline = ContinuousClock.now + .seconds(30)
@@ -146,17 +149,19 @@ struct OnDeviceIdentificationTests {
     func overload() async throws {
         var batching = BatchingConfiguration()
         batching.maxBatchSize = 8
-        batching.maxWait = .milliseconds(800)
+        batching.maxWait = .seconds(3)
         batching.maxQueuedImages = 2
-        let classifier = OnnxSpeciesClassifier(try Self.installed(), batching: batching)
+        let classifier = OnnxSpeciesClassifier(try await Self.installed(), batching: batching)
         defer { classifier.stop() }
         let image = TestImages.gradient(width: 128, height: 128)
         let soon = ContinuousClock.now + .milliseconds(200)
         let later = ContinuousClock.now + .seconds(30)
-        // Two images wait (the batch is not full and the first has not waited 800 ms); the third is refused.
+        // Two images wait (the batch is not full and the first has not waited 3 s); the third is refused.
         async let first = classifier.classify([image], maxResults: 3, deadline: soon)
         async let second = classifier.classify([image], maxResults: 3, deadline: later)
-        try await Task.sleep(for: .milliseconds(100))
+        let patience = ContinuousClock.now + .seconds(20)
+        while classifier.statistics.waiting < 2 && ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(classifier.statistics.waiting == 2)
         do {
             _ = try await classifier.classify([image], maxResults: 3, deadline: later)
             Issue.record("the third request was queued beyond the bound")

@@ -6,25 +6,18 @@ import Testing
 /// `plantguide-identification check-onnx-test DIR` as a real process: exit 0 on pass, 1 on mismatch, 2 when the
 /// model cannot be loaded.
 @Suite struct CheckOnnxTestCommandTests {
-    func check(_ folder: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = BuildProducts.url(of: "plantguide-identification")
-        process.arguments = ["check-onnx-test", folder.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    func check(_ folder: URL) async throws -> (status: Int32, output: String) {
+        let outcome = try await ChildProcess.run(BuildProducts.url(of: "plantguide-identification"), ["check-onnx-test", folder.path])
+        return (outcome.status, outcome.output)
     }
 
     @Test("passing, failing and unloadable folders")
-    func exitCodes() throws {
-        let passing = try check(ModelFixtures.onnxNodeTests.appendingPathComponent("test_conv_with_strides_padding"))
+    func exitCodes() async throws {
+        let passing = try await check(ModelFixtures.onnxNodeTests.appendingPathComponent("test_conv_with_strides_padding"))
         #expect(passing.status == 0)
         #expect(passing.output.hasPrefix("PASS test_conv_with_strides_padding (1 data set"))
 
-        let refused = try check(ModelFixtures.onnxNodeTests.appendingPathComponent("test_add_uint8"))
+        let refused = try await check(ModelFixtures.onnxNodeTests.appendingPathComponent("test_add_uint8"))
         #expect(refused.status == 2)
         #expect(refused.output.contains("only float, int64 and bool are supported"))
 
@@ -38,7 +31,7 @@ import Testing
         expected.floats[0] += 1
         try FileManager.default.removeItem(at: outputFile)
         try expected.proto().serializedData().write(to: outputFile)
-        let failing = try check(copy)
+        let failing = try await check(copy)
         #expect(failing.status == 1)
         #expect(failing.output.contains("element 0 is"))
     }

@@ -1,11 +1,12 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideInference
 import PlantGuideTestSupport
 import Testing
 
 /// ONNX's own backend node tests (Debian's libonnx-testdata) for every supported operator: each folder's outputs
 /// must match within ONNX's tolerance.
-@Suite struct NodeTests {
+@Suite(.cpuHeavy) struct NodeTests {
     static let passing = """
         test_add test_add_bcast test_averagepool_1d_default test_averagepool_2d_ceil test_averagepool_2d_default
         test_averagepool_2d_pads test_averagepool_2d_pads_count_include_pad test_averagepool_2d_precomputed_pads
@@ -59,15 +60,17 @@ import Testing
     ]
 
     @Test("ONNX node test passes", arguments: passing)
-    func nodeTestPasses(_ folder: String) throws {
-        let outcome = try NodeTest(directory: ModelFixtures.onnxNodeTests.appendingPathComponent(folder)).run()
+    func nodeTestPasses(_ folder: String) async throws {
+        let test = NodeTest(directory: ModelFixtures.onnxNodeTests.appendingPathComponent(folder))
+        let outcome = try await BlockingWork.run { try test.run() }
         #expect(outcome.passed, "\(folder): \(outcome.failures.joined(separator: "; "))")
     }
 
     @Test("float Pad in edge and reflect modes (ONNX's own cases are int32) matches ONNX's reference",
           arguments: ["pad_edge_float", "pad_reflect_float"])
-    func floatPadding(_ folder: String) throws {
-        let outcome = try NodeTest(directory: ModelFixtures.testModel(folder)).run()
+    func floatPadding(_ folder: String) async throws {
+        let test = NodeTest(directory: try ModelFixtures.testModel(folder))
+        let outcome = try await BlockingWork.run { try test.run() }
         #expect(outcome.passed, "\(outcome.failures)")
     }
 

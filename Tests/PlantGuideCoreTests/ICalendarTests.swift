@@ -1,5 +1,6 @@
 import Foundation
 import PlantGuideCore
+import PlantGuideTestSupport
 import Testing
 
 @Suite("iCalendar")
@@ -26,13 +27,13 @@ struct ICalendarTests {
     }
 
     @Test("a real iCalendar parser reads back every task: uid, summary, date and alarm")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let events = try events()
         let ics = ICalendar.render(events, name: "PlantGuide, Anna's plants", stamp: Date(timeIntervalSince1970: 1_790_000_000))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-\(UUID().uuidString).ics")
         try ics.write(to: file, atomically: true, encoding: .utf8)
 
-        let parsed = try parse(file)
+        let parsed = try await parse(file)
 
         #expect(parsed.count == events.count && events.count == 9, "7 waterings and 2 feeds from 25 March to 7 April")
         for (event, read) in zip(events, parsed) {
@@ -56,7 +57,7 @@ struct ICalendarTests {
         #expect(folded.components(separatedBy: "\r\n").allSatisfy { $0.utf8.count <= 75 })
     }
 
-    private func parse(_ file: URL) throws -> [[String: Any]] {
+    private func parse(_ file: URL) async throws -> [[String: Any]] {
         let script = """
             import icalendar, json, sys
             calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
@@ -69,15 +70,9 @@ struct ICalendarTests {
                             'alarm': alarm['TRIGGER'].dt.timestamp()})
             print(json.dumps(out))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-c", script, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: Self.python), ["-c", script, file.path])
+        guard outcome.status == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        let data = Data(outcome.output.utf8)
         return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
     }
 }

@@ -1,8 +1,9 @@
 import PlantGuideCore
 import PropertyBased
+import PlantGuideTestSupport
 import Testing
 
-@Suite("LatencyHistogram")
+@Suite("LatencyHistogram", .cpuHeavy)
 struct LatencyHistogramTests {
     @Test("percentiles of 1…100,000 µs in ns are right to three significant digits")
     func percentiles() {

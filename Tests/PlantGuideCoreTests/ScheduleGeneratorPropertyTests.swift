@@ -1,9 +1,10 @@
 import Foundation
 import PlantGuideCore
 import PropertyBased
+import PlantGuideTestSupport
 import Testing
 
-@Suite("Schedule generation: properties over random plants, preferences and dates")
+@Suite("Schedule generation: properties over random plants, preferences and dates", .cpuHeavy)
 struct ScheduleGeneratorPropertyTests {
     static let zones = ["Europe/Berlin", "America/New_York", "UTC", "Australia/Sydney", "Asia/Kolkata"]
     static let activeMonths: [[Int]] = [Array(3...9), Array(4...8), Array(1...12), [10, 11, 12, 1, 2, 3], [6]]

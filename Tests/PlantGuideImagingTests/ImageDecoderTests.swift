@@ -3,7 +3,7 @@ import PlantGuideImaging
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Decoding photos")
+@Suite("Decoding photos", .cpuHeavy)
 struct ImageDecoderTests {
     @Test("JPEG, PNG and WebP decode to the pixels they were made from", arguments: ImageFormat.allCases)
     func roundTrip(format: ImageFormat) throws {

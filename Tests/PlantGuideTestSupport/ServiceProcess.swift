@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
 
@@ -33,24 +34,30 @@ public final class ServiceProcess: @unchecked Sendable {
             Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: timeout, waitForReady: true))
     }
 
-    deinit { kill() }
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
 
     public var processIdentifier: Int32 { process.processIdentifier }
 
-    /// SIGKILL, as a crash or the OOM killer would: no chance to clean up. Waits for the process to be gone.
-    public func kill() {
+    /// SIGKILL, as a crash or the OOM killer would: no chance to clean up. Waits (off the cooperative pool) for
+    /// the process to be gone.
+    public func kill() async {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await waitForExit()
     }
 
     /// SIGTERM, and waits for the exit; returns the exit status.
     @discardableResult
-    public func terminate() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
-        process.waitUntilExit()
+    public func terminate() async -> Int32 {
+        if process.isRunning { process.terminate() }
+        await waitForExit()
         return process.terminationStatus
+    }
+
+    private func waitForExit() async {
+        await BlockingWork.run { [self] in process.waitUntilExit() }
     }
 }
 

@@ -164,20 +164,14 @@ struct SchedulingStoreTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).ics")
         try ics.write(to: file, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
             import icalendar, sys
             events = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read()).walk('VEVENT')
             print('\\n'.join(sorted(str(e['SUMMARY']) + ' ' + e['DTSTART'].dt.isoformat() for e in events)))
-            """, file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        process.waitUntilExit()
+            """, file.path])
+        let lines = outcome.output.split(separator: "\n")
 
-        #expect(process.terminationStatus == 0)
+        #expect(outcome.status == 0)
         #expect(lines.count == 8)
         #expect(lines.contains("Water Monty, the p1 2026-06-08") && lines.contains("Fertilise Monty, the p1 2026-06-15"))
     }

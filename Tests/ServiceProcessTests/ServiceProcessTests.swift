@@ -15,7 +15,7 @@ struct ServiceProcessTests {
         defer { client.close() }
         #expect(try await client.call(Plantguide_Health_V1_Health.check, .init()).status == .serving)
 
-        first.kill()
+        await first.kill()
         let clock = ContinuousClock()
         let started = clock.now
         let error = await #expect(throws: RPCError.self) {
@@ -28,7 +28,7 @@ struct ServiceProcessTests {
         let reply = try await client.call(
             Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(20), waitForReady: true))
         #expect(reply.status == .serving)
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test("three processes share the calls; a killed one is avoided and no call is lost")
@@ -45,12 +45,12 @@ struct ServiceProcessTests {
         let counts = try await healthCounts(services)
         for count in counts { #expect(count >= 30, "every endpoint should get a share: \(counts)") }
 
-        services[0].kill()
+        await services[0].kill()
         try await checks(client, count: 300)
         let later = try await healthCounts(Array(services[1...]))
 
         #expect(later.reduce(0, +) - counts[1...].reduce(0, +) >= 300)
-        for service in services[1...] { service.terminate() }
+        for service in services[1...] { await service.terminate() }
     }
 
     @Test("care data survives kill -9: after a restart the cache answers and Trefle is not asked again")
@@ -68,7 +68,7 @@ struct ServiceProcessTests {
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
         #expect(try await client.call(method, request).careInfo.source == .trefle)
-        first.kill()
+        await first.kill()
 
         let second = try await ServiceProcess(
             "plantguide-caredata", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
@@ -76,7 +76,7 @@ struct ServiceProcessTests {
 
         #expect(reply.careInfo.source == .cache)
         #expect(trefle.count(path: "/api/v1/species/sorbus-aucuparia") == 1)
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test("collection: a kill -9 right after acknowledged writes loses none of them")
@@ -106,7 +106,7 @@ struct ServiceProcessTests {
             $0.event.plantID = "p299"
             $0.event.kind = .watered
         }, options: user)
-        first.kill()  // SIGKILL straight after the last acknowledgement
+        await first.kill()  // SIGKILL straight after the last acknowledgement
 
         let second = try await ServiceProcess("plantguide-collection", endpoint: endpoint, dataDirectory: first.dataDirectory)
         var waiting = user
@@ -120,7 +120,7 @@ struct ServiceProcessTests {
             _ = try await client.call(Methods.listPlants, .init())
         }
         #expect(anonymous?.code == .unauthenticated)
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test("scheduling: a kill -9 mid-delivery and a restart deliver every reminder, each id to the receiver")
@@ -151,7 +151,7 @@ struct ServiceProcessTests {
         }
         #expect(await hook.wait(timeout: .seconds(30)) { $0.count >= 5 })
 
-        first.kill()  // mid-delivery: deliveries take 100 ms each
+        await first.kill()  // mid-delivery: deliveries take 100 ms each
         let second = try await ServiceProcess(
             "plantguide-scheduling", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
         let ids: @Sendable ([FakeHTTPServer.Request]) -> [String] = { $0.compactMap { $0.headers["x-plantguide-reminder-id"] } }
@@ -161,14 +161,14 @@ struct ServiceProcessTests {
         let perID = Dictionary(grouping: received, by: { $0 }).mapValues(\.count)
         #expect(all && perID.count == 20, "every reminder arrived: \(perID.count)")
         #expect(perID.values.allSatisfy { $0 <= 2 }, "only the one in flight at the kill may come twice: \(perID.values.sorted())")
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test("plantguide loadtest: a fixed number of calls, closed and open loop, reported as JSON")
     func loadtest() async throws {
         let service = try await ServiceProcess("plantguide-caredata", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
         for mode in [["--concurrency", "4"], ["--rate", "500"]] {
-            let (status, output) = try run("plantguide", ["loadtest", service.endpoint, "--method", "/plantguide.health.v1.Health/Check",
+            let (status, output) = try await run("plantguide", ["loadtest", service.endpoint, "--method", "/plantguide.health.v1.Health/Check",
                                                           "--requests", "200", "--duration", "30", "--json-output"] + mode)
             let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("{") })
             let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -176,27 +176,27 @@ struct ServiceProcessTests {
             #expect(result["calls"] as? Int == 200 && (result["statuses"] as? [String: Int]) == ["OK": 200], "\(mode): \(line)")
             #expect(((result["latency_ms"] as? [String: Double])?["p99"] ?? 0) > 0)
         }
-        service.terminate()
+        await service.terminate()
     }
 
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
-        #expect(service.terminate() == 0)
+        #expect(await service.terminate() == 0)
     }
 
     @Test("every executable explains itself with --help", arguments: [
         "plantguide-identification", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling",
         "plantguide-gateway", "plantguide",
     ])
-    func help(executable: String) throws {
-        let (status, output) = try run(executable, ["--help"])
+    func help(executable: String) async throws {
+        let (status, output) = try await run(executable, ["--help"])
         #expect(status == 0)
         #expect(output.contains("USAGE"))
         if executable == "plantguide-identification" {
             // Serving is the default subcommand; check-onnx-test is the other.
             #expect(output.contains("serve") && output.contains("check-onnx-test"))
-            let (serveStatus, serve) = try run(executable, ["serve", "--help"])
+            let (serveStatus, serve) = try await run(executable, ["serve", "--help"])
             #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_BIND") && serve.contains("--max-batch"))
         } else if executable != "plantguide" {
             #expect(output.contains("--bind") && output.contains("PLANTGUIDE_BIND"))
@@ -219,9 +219,9 @@ struct ServiceProcessTests {
             $0.images = [.with { $0.data = photo }]
         })
         #expect(answer.source == .onDevice && answer.model == "plant-cnn@0.1.0" && answer.lowConfidence && !answer.candidates.isEmpty)
-        #expect(service.terminate() == 0)
+        #expect(await service.terminate() == 0)
 
-        let (code, output) = try run("plantguide-identification", [
+        let (code, output) = try await run("plantguide-identification", [
             "--bind", "tcp://127.0.0.1:\(try FreePort.next())", "--models", repository, "--model", "resnet-plantnet300k",
         ])
         #expect(code != 0)
@@ -229,11 +229,11 @@ struct ServiceProcessTests {
     }
 
     @Test("a bad flag value is refused with a message, not a crash")
-    func badFlag() throws {
-        let (status, output) = try run("plantguide-collection", ["--log-level", "loud", "--bind", "tcp://127.0.0.1:1"])
+    func badFlag() async throws {
+        let (status, output) = try await run("plantguide-collection", ["--log-level", "loud", "--bind", "tcp://127.0.0.1:1"])
         #expect(status != 0)
         #expect(output.contains("unknown log level 'loud'"))
-        let (limitStatus, limitOutput) = try run("plantguide-identification", ["--max-concurrent-calls", "0", "--bind", "tcp://127.0.0.1:1"])
+        let (limitStatus, limitOutput) = try await run("plantguide-identification", ["--max-concurrent-calls", "0", "--bind", "tcp://127.0.0.1:1"])
         #expect(limitStatus != 0)
         #expect(limitOutput.contains("max concurrent calls must be a whole number from 1 to 1000000, not '0'"))
     }
@@ -242,10 +242,10 @@ struct ServiceProcessTests {
     func addressInUse() async throws {
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         let running = try await ServiceProcess("plantguide-gateway", endpoint: endpoint)
-        let (status, output) = try run("plantguide-gateway", ["--bind", endpoint, "--data", running.dataDirectory.path])
+        let (status, output) = try await run("plantguide-gateway", ["--bind", endpoint, "--data", running.dataDirectory.path])
         #expect(status != 0)
         #expect(output.contains("Address already in use"))
-        running.terminate()
+        await running.terminate()
     }
 
     // MARK: Helpers
@@ -277,16 +277,8 @@ struct ServiceProcessTests {
         return counts
     }
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = BuildProducts.url(of: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    private func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let outcome = try await ChildProcess.run(BuildProducts.url(of: executable), arguments, mergingStandardError: true)
+        return (outcome.status, outcome.output)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
 import SwiftProtobuf
@@ -38,13 +39,15 @@ public struct CollectionArchiver: Sendable {
             let (data, _, _) = try await photos.get(sha: photo.sha256, thumbnailSize: 0, owner: owner)
             entries.append(.init(name: "photos/\(photo.sha256)", data: data))
         }
-        return TarArchive.write(entries, modified: now())
+        let modified = now()
+        return await BlockingWork.run { [entries] in TarArchive.write(entries, modified: modified) }
     }
 
     /// Imports an archive made by `export`.
     /// - Throws: INVALID_ARGUMENT saying what is wrong; nothing is written then.
     public func `import`(_ data: Data, owner: String) async throws -> (imported: Int, unchanged: Int, photos: Int) {
-        let (archive, photoData) = try Self.validated(data, maxPhotoBytes: photos.maxBytes)
+        let maxPhotoBytes = photos.maxBytes
+        let (archive, photoData) = try await BlockingWork.run { try Self.validated(data, maxPhotoBytes: maxPhotoBytes) }
         for photo in archive.photos {
             try await photos.storeFiles(photoData[photo.sha256]!, sha: photo.sha256)
         }

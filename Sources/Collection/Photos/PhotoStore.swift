@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
 
@@ -33,11 +34,11 @@ public struct PhotoStore: Sendable {
         guard try await writer.read({ db in try PlantStore.fetch(db, owner: owner, id: plantID) }) != nil else {
             throw CollectionError(.notFound, "no plant \(plantID)")
         }
-        let sha = ContentHash.sha256(data)
+        let sha: String
         let info: ImageDecoder.Info
         do {
-            info = try ImageDecoder.inspect(data)
-            if try await !isStored(sha) { try makeFiles(data, sha: sha, info: info) }
+            (sha, info) = try await BlockingWork.run { (ContentHash.sha256(data), try ImageDecoder.inspect(data)) }
+            if try await !isStored(sha) { try await BlockingWork.run { try makeFiles(data, sha: sha, info: info) } }
         } catch let error as ImagingError {
             throw CollectionError(.invalidArgument, error.message)
         }
@@ -66,12 +67,15 @@ public struct PhotoStore: Sendable {
                 """, arguments: [owner, sha])
         }
         guard let mediaType else { throw CollectionError(.notFound, "no photo \(sha)") }
+        let files = self.files
         if thumbnailSize == 0 {
-            let data = try Data(contentsOf: files.original(sha, mediaType: mediaType))
+            let data = try await BlockingWork.run { try Data(contentsOf: files.original(sha, mediaType: mediaType)) }
             return (data, mediaType, sha)
         }
-        let data = try Data(contentsOf: files.thumbnail(sha, size: thumbnailSize))
-        return (data, "image/jpeg", ContentHash.sha256(data))
+        return try await BlockingWork.run {
+            let data = try Data(contentsOf: files.thumbnail(sha, size: thumbnailSize))
+            return (data, "image/jpeg", ContentHash.sha256(data))
+        }
     }
 
     /// Deletes the files of photos no plant shows any more (after the transaction that unlinked them).
@@ -83,7 +87,7 @@ public struct PhotoStore: Sendable {
     func storeFiles(_ data: Data, sha: String) async throws {
         guard try await !isStored(sha) else { return }
         do {
-            try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data))
+            try await BlockingWork.run { try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data)) }
         } catch let error as ImagingError {
             throw CollectionError(.invalidArgument, "photo \(sha): \(error.message)")
         }

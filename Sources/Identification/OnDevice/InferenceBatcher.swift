@@ -27,6 +27,8 @@ public struct BatchStatistics: Sendable, Equatable {
     public var refused = 0
     /// Requests whose deadline passed before the model got to them.
     public var expired = 0
+    /// Images waiting now.
+    public var waiting = 0
 }
 
 /// Runs the model for many concurrent requests: queues their images, lets a worker take up to `maxBatchSize`
@@ -70,7 +72,13 @@ final class InferenceBatcher: @unchecked Sendable {
         }
     }
 
-    var statistics: Statistics { condition.withLock { stats } }
+    var statistics: Statistics {
+        condition.withLock {
+            var current = stats
+            current.waiting = queuedImages
+            return current
+        }
+    }
 
     /// Stops the workers once the queue is empty.
     func stop() {

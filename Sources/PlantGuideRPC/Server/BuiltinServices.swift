@@ -1,6 +1,6 @@
 import PlantGuideProtos
 
-/// `/plantguide.health.v1.Health/Check`, hosted by every server.
+/// `/plantguide.health.v1.Health/Check`, hosted by every server and answered as a probe (ahead of admission).
 struct HealthService: RPCService {
     static let checkPath = Plantguide_Health_V1_Health.check.path
 
@@ -10,7 +10,7 @@ struct HealthService: RPCService {
     let serviceNames: Set<String>
 
     func registerMethods(with router: inout RPCRouter) {
-        router.register(Plantguide_Health_V1_Health.check) { request, _ in
+        router.registerProbe(Plantguide_Health_V1_Health.check) { request in
             guard request.service.isEmpty || serviceNames.contains(request.service) else {
                 throw RPCError(.notFound, "this server does not host \(request.service)")
             }
@@ -21,12 +21,12 @@ struct HealthService: RPCService {
     }
 }
 
-/// `/plantguide.metrics.v1.Metrics/Scrape`, hosted by every server.
+/// `/plantguide.metrics.v1.Metrics/Scrape`, hosted by every server and answered as a probe (ahead of admission).
 struct MetricsService: RPCService {
     let metrics: ServerMetrics
 
     func registerMethods(with router: inout RPCRouter) {
-        router.register(Plantguide_Metrics_V1_Metrics.scrape) { _, _ in
+        router.registerProbe(Plantguide_Metrics_V1_Metrics.scrape) { _ in
             var response = Plantguide_Metrics_V1_ScrapeResponse()
             response.text = metrics.registry.emitToString()
             response.contentType = "text/plain; version=0.0.4"

@@ -23,7 +23,11 @@ public struct RPCRouter: Sendable {
     /// A handler with its message types erased: payload bytes in, payload bytes out.
     typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> Data
 
+    /// A probe's handler: synchronous, cheap, answered on the server's I/O thread ahead of admission.
+    typealias Probe = @Sendable (Data) throws -> Data
+
     private(set) var handlers: [String: ErasedHandler] = [:]
+    private(set) var probes: [String: Probe] = [:]
     /// The fully qualified names of the services with at least one registered method (for health checks).
     public private(set) var serviceNames: Set<String> = []
 
@@ -49,10 +53,31 @@ public struct RPCRouter: Sendable {
         serviceNames.insert(String(method.serviceName))
     }
 
+    /// Registers a probe: a method answered at once on the server's I/O thread, never queued behind other calls
+    /// (health checks and metrics, which orchestrators and scrapers must get even when the service is saturated).
+    /// The handler must be cheap and must not block.
+    mutating func registerProbe<Request, Response>(
+        _ method: RPCMethod<Request, Response>, handler: @escaping @Sendable (Request) throws -> Response
+    ) {
+        probes[method.path] = { payload in
+            let request: Request
+            do {
+                request = try Request(serializedBytes: payload)
+            } catch {
+                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName)")
+            }
+            return try handler(request).serializedBytes()
+        }
+        handlers[method.path] = nil
+        serviceNames.insert(String(method.serviceName))
+    }
+
     /// Registers every method of `service`.
     public mutating func register(_ service: any RPCService) {
         service.registerMethods(with: &self)
     }
 
     func handler(for path: String) -> ErasedHandler? { handlers[path] }
+
+    func probe(for path: String) -> Probe? { probes[path] }
 }

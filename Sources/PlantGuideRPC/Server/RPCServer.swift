@@ -27,6 +27,8 @@ public final class RPCServer: Service, Sendable {
 
     private enum State {
         case idle
+        /// Binding; `start()` is on its way to `.running` or `.stopped`.
+        case starting
         case running(ServerLoop, endpoint: String, finished: [CheckedContinuation<Void, Never>])
         case stopped
     }
@@ -60,46 +62,39 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    /// Binds the socket and starts serving on a new thread.
+    /// Binds the socket and starts serving on a new thread. Never waits: binding is one quick system call made
+    /// here, and the loop thread takes the bound socket over.
     /// - Returns: the bound endpoint.
     /// - Throws: ``RPCError`` with UNAVAILABLE when the endpoint cannot be bound (address in use, bad endpoint),
     ///   FAILED_PRECONDITION when the server was started before.
     @discardableResult
     public func start() throws -> String {
+        try state.withLock { state in
+            guard case .idle = state else { throw RPCError(.failedPrecondition, "the server was started already") }
+            state = .starting
+        }
         var router = self.router
         let draining = DrainingFlag()
         router.register(HealthService(isServing: { !draining.isSet }, serviceNames: self.router.serviceNames))
-        let loop = try ServerLoop(
-            configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger)
-        try state.withLock { state in
-            guard case .idle = state else { throw RPCError(.failedPrecondition, "the server was started already") }
-            let started = DispatchSemaphore(value: 0)
-            let bindResult = Mutex<Result<String, any Error>?>(nil)
-            let thread = Thread { [self] in
-                do {
-                    let endpoint = try loop.bind()
-                    bindResult.withLock { $0 = .success(endpoint) }
-                    started.signal()
-                    loop.run()
-                } catch {
-                    bindResult.withLock { $0 = .failure(error) }
-                    started.signal()
-                }
-                self.loopFinished()
-            }
-            thread.name = "plantguide-rpc-server"
-            thread.start()
-            started.wait()
-            switch bindResult.withLock({ $0 })! {
-            case .success(let endpoint):
-                state = .running(loop, endpoint: endpoint, finished: [])
-                logger.info("serving", metadata: ["plantguide.rpc.endpoint": "\(endpoint)"])
-            case .failure(let error):
-                state = .stopped
-                throw RPCError(.unavailable, "cannot bind \(configuration.bindEndpoint): \(error)", cause: error)
-            }
+        let loop: ServerLoop
+        let endpoint: String
+        do {
+            loop = try ServerLoop(
+                configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger)
+            endpoint = try loop.bind()
+        } catch {
+            state.withLock { $0 = .stopped }
+            throw RPCError(.unavailable, "cannot bind \(configuration.bindEndpoint): \(error)", cause: error)
         }
-        return endpoint ?? configuration.bindEndpoint
+        state.withLock { $0 = .running(loop, endpoint: endpoint, finished: []) }
+        let thread = Thread { [self] in
+            loop.run()
+            loopFinished()
+        }
+        thread.name = "plantguide-rpc-server"
+        thread.start()
+        logger.info("serving", metadata: ["plantguide.rpc.endpoint": "\(endpoint)"])
+        return endpoint
     }
 
     /// Stops taking calls, lets those in flight finish for up to `grace`, answers the rest UNAVAILABLE, and

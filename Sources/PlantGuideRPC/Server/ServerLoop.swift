@@ -69,7 +69,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     // MARK: Other threads
 
-    /// Creates and binds the socket; call on the loop thread before `run()`. Returns the bound endpoint.
+    /// Creates and binds the socket; call once, before `run()` (whose thread then owns the socket: starting a
+    /// thread is the full memory barrier libzmq asks for when a socket changes threads). Returns the bound endpoint.
     func bind() throws -> String {
         let socket = try ZMQSocket(type: ZMQ_ROUTER)
         try socket.set(ZMQ_ROUTER_MANDATORY, 1)
@@ -179,10 +180,13 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
                 "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes")
             return reply(to: call, error: error, on: socket)
         }
+        if let probe = router.probe(for: request.method) {
+            return answer(call, payload: request.payload, with: probe, on: socket)
+        }
         if call.handler == nil {
             return reply(to: call, error: RPCError(.unimplemented, "unknown method \(request.method)"), on: socket)
         }
-        if draining.isSet && request.method != HealthService.checkPath {
+        if draining.isSet {
             return reply(to: call, error: RPCError(.unavailable, "the server is shutting down"), on: socket)
         }
         let sequence = nextSequence
@@ -231,6 +235,23 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     /// Where handler tasks run: this thread, or (nil) Swift's global pool.
     private var handlerExecutor: (any TaskExecutor)? {
         configuration.handlerExecution == .ioThread ? executor : nil
+    }
+
+    /// Answers a probe (health, metrics) right here on the loop thread, ahead of admission: a full queue or busy
+    /// handlers never fail or delay it.
+    private func answer(_ call: Call, payload: Data, with probe: RPCRouter.Probe, on socket: ZMQSocket) {
+        var response = Plantguide_Rpc_V1_RpcResponse()
+        response.id = call.requestID
+        var code = RPCError.Code.ok
+        do {
+            response.payload = try probe(payload)
+        } catch {
+            let mapped = RPCError(mapping: error)
+            code = mapped.code
+            response.status = mapped.wireStatus
+        }
+        send((try? response.serializedBytes()) ?? [], to: call, on: socket)
+        metrics.record(method: call.method, code: code, since: call.arrived)
     }
 
     private func startQueuedCalls() {

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A fixed set of OS threads that run submitted work in order of submission.
+///
+/// Unlike Dispatch's global queues, whose width is the number of cores and which URLSession and other
+/// libraries share, these threads belong to no one else: CPU-heavy or blocking work here can neither starve
+/// Swift's cooperative pool nor Dispatch, and the kernel shares the cores fairly between them all.
+public final class WorkerThreads: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var head = 0
+
+    /// Starts `count` threads named `name`.
+    public init(count: Int, name: String) {
+        for index in 0..<max(1, count) {
+            let thread = Thread { [self] in work() }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Queues `job` to run on one of the threads.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while head == jobs.count { condition.wait() }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            condition.unlock()
+            job()
+        }
+    }
+}
