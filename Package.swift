@@ -168,7 +168,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "IdentificationTests", dependencies: ["Identification", "PlantGuideCore", "PlantGuideInference", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "IdentificationTests",
+            dependencies: ["Identification", "PlantGuideCore", "PlantGuideInference", "PlantGuideTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "InferenceTests", dependencies: ["PlantGuideInference", "PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SchedulingTests",
@@ -181,7 +184,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServiceProcessTests",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideTestSupport"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideTestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -92,7 +92,8 @@ public struct CollectionRPCService: RPCService {
         }
         router.register(Methods.suggestNames) { request, context in
             guard request.limit <= 50 else { throw RPCError(.invalidArgument, "limit must be at most 50") }
-            let names = try await plants.suggestions(prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
+            let names = try await plants.suggestions(
+                prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
             return .with { $0.suggestions = names }
         }
         router.register(Methods.getStatistics) { request, context in
@@ -108,7 +109,8 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.getPhoto) { request, context in
-            let (data, mediaType, sha) = try await photos.get(sha: request.sha256, thumbnailSize: Int(request.thumbnailSize), owner: try context.requireUserID())
+            let (data, mediaType, sha) = try await photos.get(
+                sha: request.sha256, thumbnailSize: Int(request.thumbnailSize), owner: try context.requireUserID())
             return .with {
                 $0.data = data
                 $0.mediaType = mediaType

@@ -107,14 +107,16 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         if requested == "none" { return nil }
         guard let name = requested ?? (installed.contains("plant-cnn") ? "plant-cnn" : installed.count == 1 ? installed[0] : nil) else {
             if !installed.isEmpty {
-                throw ValidationError("the repository \(repository.directory.path) has several models (\(installed.joined(separator: ", "))): choose one with --model")
+                throw ValidationError("the repository \(repository.directory.path) has several models "
+                    + "(\(installed.joined(separator: ", "))): choose one with --model")
             }
             FileHandle.standardError.write(Data(
                 "plantguide-identification: no model in \(repository.directory.path) (run Scripts/fetch-models); on-device identification is off\n".utf8))
             return nil
         }
         guard installed.contains(name) else {
-            throw ValidationError("no model '\(name)' in \(repository.directory.path) (installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")))")
+            let names = installed.isEmpty ? "none" : installed.joined(separator: ", ")
+            throw ValidationError("no model '\(name)' in \(repository.directory.path) (installed: \(names))")
         }
         do { return OnnxSpeciesClassifier(try repository.load(name), batching: batching) } catch {
             throw ValidationError("cannot load model '\(name)': \(error)")

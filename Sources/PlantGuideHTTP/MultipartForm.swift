@@ -17,7 +17,8 @@ public struct MultipartForm: Sendable {
     }
 
     public mutating func addFile(_ name: String, filename: String, mediaType: String, data: Data) {
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: \(mediaType)\r\n\r\n".utf8))
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\n".utf8))
+        body.append(Data("Content-Type: \(mediaType)\r\n\r\n".utf8))
         body.append(data)
         body.append(Data("\r\n".utf8))
     }

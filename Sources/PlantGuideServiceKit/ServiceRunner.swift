@@ -58,13 +58,16 @@ public func runService(
         logger.critical("cannot start", metadata: ["error": "\(error)"])
         throw ExitCode(69)  // EX_UNAVAILABLE
     }
-    let group = ServiceGroup(
-        configuration: .init(
-            services: [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))]
-                + made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-    try await group.run()
+    // A group shuts its services down last to first: the server comes last so that it stops taking calls the
+    // moment the signal arrives, and drains while background work (a reminder dispatcher) winds down after it.
+    // Whatever still runs a second past the grace is cancelled.
+    var group = ServiceGroupConfiguration(
+        services: made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) }
+            + [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger)
+    group.maximumGracefulShutdownDuration = options.shutdownGrace + .seconds(1)
+    try await ServiceGroup(configuration: group).run()
     logger.info("stopped")
 }
 

@@ -71,7 +71,8 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.overdue = UInt32(overdue); $0.today = UInt32(today); $0.total = UInt32(overdue + today) }
         }
         router.register(Methods.completeTasks) { request, context in
-            let (completed, planned) = try await store.complete(ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
+            let (completed, planned) = try await store.complete(
+                ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
             return .with { $0.completed = completed; $0.planned = planned }
         }
         router.register(Methods.snoozeTask) { request, context in

@@ -93,7 +93,8 @@ struct SchedulingStoreTests {
         #expect(upcoming.tasks.map(\.dueDate) == ["2026-06-05", "2026-06-07", "2026-06-09"] && upcoming.days.count == 3)
         #expect(range.tasks.map(\.dueDate) == ["2026-06-01", "2026-06-03", "2026-06-05"])
         #expect(badge == (1, 1))
-        #expect(try await store.counts(from: "2026-06-01", to: "2026-06-07", owner: "a") == ["2026-06-01": 1, "2026-06-03": 1, "2026-06-05": 1, "2026-06-07": 1])
+        #expect(try await store.counts(from: "2026-06-01", to: "2026-06-07", owner: "a")
+            == ["2026-06-01": 1, "2026-06-03": 1, "2026-06-05": 1, "2026-06-07": 1])
     }
 
     @Test("snooze to a date or by hours, skip, and their refusals")
@@ -147,7 +148,8 @@ struct SchedulingStoreTests {
     @Test("one-off tasks; deleting a plant's schedules is idempotent; other users see nothing")
     func oneOffDeleteIsolation() async throws {
         _ = try await store.putSchedule(schedule("p1"), owner: "a")
-        let added = try await store.add(.with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .pestControl; $0.dueDate = "2026-06-02"; $0.note = "aphids?" }, owner: "a")
+        let added = try await store.add(
+            .with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .pestControl; $0.dueDate = "2026-06-02"; $0.note = "aphids?" }, owner: "a")
 
         #expect(added.recurring == false && added.note == "aphids?")
         #expect(try await store.list(.init(), owner: "b").tasks.isEmpty)

@@ -43,7 +43,9 @@ public struct ModelRepository: Sendable {
         }
         let expected: [Int?] = [nil, 3, configuration.input.height, configuration.input.width]
         if let shape = input.shape, shape.count != 4 || !zip(shape.dropFirst(), expected.dropFirst()).allSatisfy({ $0 == nil || $0 == $1 }) {
-            throw ModelRepositoryError("\(name): input shape \(shape.map { $0.map(String.init) ?? "?" }) does not fit the configured 3×\(configuration.input.height)×\(configuration.input.width)")
+            let configured = "3×\(configuration.input.height)×\(configuration.input.width)"
+            throw ModelRepositoryError(
+                "\(name): input shape \(shape.map { $0.map(String.init) ?? "?" }) does not fit the configured \(configured)")
         }
         guard let output = model.outputs.first(where: { $0.name == configuration.output.name }) else {
             throw ModelRepositoryError("\(name): the model has no output '\(configuration.output.name)'")
@@ -76,7 +78,9 @@ public struct ModelLabel: Sendable, Equatable {
 
     /// Reads a TSV whose first line names the columns; `scientific_name` is required.
     static func read(tsv: String) throws -> [ModelLabel] {
-        var lines = tsv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        var lines = tsv.split(separator: "\n", omittingEmptySubsequences: true).map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
         guard !lines.isEmpty else { throw ModelRepositoryError("the labels file is empty") }
         let header = lines.removeFirst()
         guard let nameColumn = header.firstIndex(of: "scientific_name") else {
