@@ -3,7 +3,8 @@ import PlantGuideProtos
 /// A failed call: what clients throw and what handlers throw to choose the status a caller sees.
 ///
 /// Handlers throw `RPCError(.notFound, "no plant with id p1")`, or a domain error that is ``RPCStatusConvertible``;
-/// any other error thrown by a handler reaches the caller as UNKNOWN with the error's description, and is logged.
+/// any other error thrown by a handler reaches the caller as INTERNAL with a message that names nothing of the
+/// server's insides (no SQL, no file paths), and is logged with the call's request id.
 public struct RPCError: Error, Sendable, CustomStringConvertible {
     /// gRPC's status code.
     public var code: Code
@@ -84,6 +85,9 @@ extension RPCError {
         self.init(Code(rawValue: status.code.rawValue) ?? .unknown, status.message)
     }
 
+    /// What a caller reads of an error that escaped the service's own statuses.
+    static let internalMessage = "internal error; the service's log has the details under this call's request id"
+
     /// Maps anything a handler threw to the status the caller sees.
     init(mapping error: any Error) {
         switch error {
@@ -94,7 +98,7 @@ extension RPCError {
         case is CancellationError:
             self.init(.cancelled, "the call was cancelled")
         default:
-            self.init(.unknown, "\(error)")
+            self.init(.internal, Self.internalMessage, cause: nil)
         }
     }
 }

@@ -16,7 +16,8 @@ extension CareInfo {
         default: .weekly
         }
         var watering = WateringSchedule(frequency: frequency, amount: .moderate)
-        if wire.watering.intervalDays > 0 { watering.intervalDays = Int(wire.watering.intervalDays) }
+        // Clamped as well as validated on the way in: a stored schedule from older code must still plan.
+        if wire.watering.intervalDays > 0 { watering.intervalDays = Int(min(wire.watering.intervalDays, SchedulingStore.maxIntervalDays)) }
         for adjustment in wire.watering.seasonalAdjustments {
             let season: Season? = switch adjustment.season {
             case .spring: .spring
@@ -66,6 +67,15 @@ extension SchedulePreferences {
         }
         avoidWeekdays = Set(wire.avoidWeekdays.map(Int.init))
         guard wire.remindDaysBefore <= 14 else { throw SchedulingError(.invalidArgument, "remind_days_before is at most 14") }
+        guard wire.taskTypes.count <= 32, wire.taskTypes.allSatisfy({ TaskRows.kind($0.type.rawValue) != nil }) else {
+            throw SchedulingError(.invalidArgument, "task_types: at most 32 entries, each of a known task type")
+        }
+        guard wire.plantNotifications.count <= 10_000, wire.plantNotifications.keys.allSatisfy({ (1...200).contains($0.count) }) else {
+            throw SchedulingError(.invalidArgument, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
+        }
+        if wire.hasLatitude, !(wire.latitude.isFinite && (-90...90).contains(wire.latitude)) {
+            throw SchedulingError(.invalidArgument, "latitude must be from -90 to 90")
+        }
         remindDaysBefore = Int(wire.remindDaysBefore)
         groupWatering = wire.groupWateringDays
         seasonalAdjustment = wire.seasonalAdjustment

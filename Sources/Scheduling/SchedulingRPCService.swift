@@ -71,8 +71,8 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.overdue = UInt32(overdue); $0.today = UInt32(today); $0.total = UInt32(overdue + today) }
         }
         router.register(Methods.completeTasks) { request, context in
-            let (completed, planned) = try await store.complete(
-                ids: request.taskIds, at: request.hasCompletedAt ? request.completedAt.date : nil, owner: try context.requireUserID())
+            let at = request.hasCompletedAt ? try WireTimestamp.date(request.completedAt, field: "completed_at") : nil
+            let (completed, planned) = try await store.complete(ids: request.taskIds, at: at, owner: try context.requireUserID())
             return .with { $0.completed = completed; $0.planned = planned }
         }
         router.register(Methods.snoozeTask) { request, context in
@@ -95,8 +95,9 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.task = task }
         }
         router.register(Methods.recordCareEvent) { request, context in
-            let task = try await store.recordCareEvent(plantID: request.plantID, type: request.type,
-                                                at: request.hasOccurredAt ? request.occurredAt.date : nil, owner: try context.requireUserID())
+            let at = request.hasOccurredAt ? try WireTimestamp.date(request.occurredAt, field: "occurred_at") : nil
+            let task = try await store.recordCareEvent(plantID: request.plantID, type: request.type, at: at,
+                                                       owner: try context.requireUserID())
             return .with { if let task { $0.completed = task } }
         }
         router.register(Methods.getPreferences) { _, context in

@@ -3,6 +3,7 @@ import GRDB
 import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
+import PlantGuideRPC
 import SwiftProtobuf
 
 /// A person's whole collection as one archive (a tar of `manifest.json` and `photos/<sha256>`), and back, so a
@@ -34,11 +35,19 @@ public struct CollectionArchiver: Sendable {
     public func export(owner: String) async throws -> Data {
         var archive = try await writer.read { db in try Self.manifest(db, owner: owner) }
         archive.exportedAt = Google_Protobuf_Timestamp(date: now())
-        var entries = [TarArchive.Entry(name: "manifest.json", data: try archive.jsonUTF8Data())]
+        var entries: [TarArchive.Entry] = []
+        var readable: [Plantguide_Collection_V1_ArchivedPhoto] = []
         for photo in archive.photos {
-            let (data, _, _) = try await photos.get(sha: photo.sha256, thumbnailSize: 0, owner: owner)
-            entries.append(.init(name: "photos/\(photo.sha256)", data: data))
+            do {
+                let (data, _, _) = try await photos.get(sha: photo.sha256, thumbnailSize: 0, owner: owner)
+                entries.append(.init(name: "photos/\(photo.sha256)", data: data))
+                readable.append(photo)
+            } catch let error as CollectionError where error.code == .dataLoss {
+                continue  // a photo whose file is gone is left out rather than failing the whole export
+            }
         }
+        archive.photos = readable
+        entries.insert(.init(name: "manifest.json", data: try archive.jsonUTF8Data()), at: 0)
         let modified = now()
         return await BlockingWork.run { [entries] in TarArchive.write(entries, modified: modified) }
     }
@@ -131,6 +140,12 @@ public struct CollectionArchiver: Sendable {
                 throw CollectionError(.invalidArgument, "archive: plant \(plant.id): \(error.message)")
             }
             guard plantIDs.insert(plant.id).inserted else { throw CollectionError(.invalidArgument, "archive: plant \(plant.id) twice") }
+        }
+        for record in archive.identifications where !WireTimestamp.isValid(record.identifiedAt) {
+            throw CollectionError(.invalidArgument, "archive: identification \(record.id) has an identified_at out of range")
+        }
+        for event in archive.journal where !WireTimestamp.isValid(event.occurredAt) {
+            throw CollectionError(.invalidArgument, "archive: journal event \(event.id) has an occurred_at out of range")
         }
         for record in archive.identifications where !record.plantID.isEmpty && !plantIDs.contains(record.plantID) {
             throw CollectionError(.invalidArgument, "archive: identification \(record.id) names unknown plant \(record.plantID)")

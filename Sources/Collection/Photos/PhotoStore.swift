@@ -44,6 +44,10 @@ public struct PhotoStore: Sendable {
         }
         let time = now().timeIntervalSince1970
         return try await writer.write { db in
+            // Checked again here: a DeletePlant may have removed the plant since the check above.
+            guard try PlantStore.fetch(db, owner: owner, id: plantID) != nil else {
+                throw CollectionError(.notFound, "no plant \(plantID)")
+            }
             let hadIt = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plantPhoto WHERE ownerID = ? AND sha256 = ?)",
                                           arguments: [owner, sha]) ?? false
             try db.execute(sql: "INSERT OR IGNORE INTO photo VALUES (?, ?, ?, ?, ?, ?)",
@@ -68,13 +72,17 @@ public struct PhotoStore: Sendable {
         }
         guard let mediaType else { throw CollectionError(.notFound, "no photo \(sha)") }
         let files = self.files
-        if thumbnailSize == 0 {
-            let data = try await BlockingWork.run { try Data(contentsOf: files.original(sha, mediaType: mediaType)) }
-            return (data, mediaType, sha)
-        }
-        return try await BlockingWork.run {
-            let data = try Data(contentsOf: files.thumbnail(sha, size: thumbnailSize))
-            return (data, "image/jpeg", ContentHash.sha256(data))
+        do {
+            if thumbnailSize == 0 {
+                let data = try await BlockingWork.run { try Data(contentsOf: files.original(sha, mediaType: mediaType)) }
+                return (data, mediaType, sha)
+            }
+            return try await BlockingWork.run {
+                let data = try Data(contentsOf: files.thumbnail(sha, size: thumbnailSize))
+                return (data, "image/jpeg", ContentHash.sha256(data))
+            }
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            throw CollectionError(.dataLoss, "the file of photo \(sha) is missing")
         }
     }
 

@@ -21,6 +21,7 @@ public struct HistoryStore: Sendable {
         guard record.topResults.count <= 50 else { throw CollectionError(.invalidArgument, "at most 50 top results") }
         if record.hasLatitude, !(-90...90).contains(record.latitude) { throw CollectionError(.invalidArgument, "latitude out of range") }
         if record.hasLongitude, !(-180...180).contains(record.longitude) { throw CollectionError(.invalidArgument, "longitude out of range") }
+        if record.hasIdentifiedAt { try PlantStore.validateTimestamp(record.identifiedAt, field: "identification.identified_at") }
         var record = record
         if !record.hasIdentifiedAt { record.identifiedAt = Google_Protobuf_Timestamp(date: Date()) }
         return try await writer.write { [record] db in
@@ -51,6 +52,7 @@ public struct HistoryStore: Sendable {
         guard !event.id.isEmpty, event.id.count <= 200 else { throw CollectionError(.invalidArgument, "id must be 1 to 200 characters") }
         guard event.kind != .unspecified else { throw CollectionError(.invalidArgument, "kind is required") }
         guard event.note.count <= PlantStore.maxTextLength else { throw CollectionError(.invalidArgument, "note is too long") }
+        if event.hasOccurredAt { try PlantStore.validateTimestamp(event.occurredAt, field: "event.occurred_at") }
         var event = event
         if !event.hasOccurredAt { event.occurredAt = Google_Protobuf_Timestamp(date: Date()) }
         return try await writer.write { [event] db in

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlantGuideProtos
+import PlantGuideRPC
 import SwiftProtobuf
 
 /// Plants as rows: the columns of table `plant` to and from the wire message.
@@ -60,8 +61,10 @@ enum PlantRow {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
     }
 
+    /// A stored time as a Timestamp, clamped into proto3's range: a row written by older code must never stop a
+    /// read or an export.
     static func timestamp(_ seconds: Double) -> Google_Protobuf_Timestamp {
-        Google_Protobuf_Timestamp(roundingTimeIntervalSince1970: seconds, rule: .toNearestOrAwayFromZero)
+        WireTimestamp.clamped(seconds)
     }
 
     static func seconds(_ timestamp: Google_Protobuf_Timestamp) -> Double {

@@ -78,6 +78,8 @@ struct PlantFilter: Sendable {
             add("identificationSource IN (\(request.sources.map { _ in "?" }.joined(separator: ", ")))",
                 values: request.sources.map(\.rawValue))
         }
+        if request.hasAddedAfter { try PlantStore.validateTimestamp(request.addedAfter, field: "added_after") }
+        if request.hasAddedBefore { try PlantStore.validateTimestamp(request.addedBefore, field: "added_before") }
         if request.hasAddedAfter && request.hasAddedBefore,
            PlantRow.seconds(request.addedAfter) >= PlantRow.seconds(request.addedBefore) {
             throw CollectionError(.invalidArgument, "added_after must be before added_before")

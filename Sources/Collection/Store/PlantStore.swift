@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlantGuideProtos
+import PlantGuideRPC
 import SwiftProtobuf
 
 /// Intention-named reads and writes of plants, always scoped by owner: no method reads or changes another
@@ -168,6 +169,18 @@ public struct PlantStore: Sendable {
         }
         guard (0...1).contains(plant.identificationConfidence) else {
             throw CollectionError(.invalidArgument, "identification_confidence must be between 0 and 1")
+        }
+        for (field, present, value) in [("added_at", plant.hasAddedAt, plant.addedAt), ("updated_at", plant.hasUpdatedAt, plant.updatedAt),
+                                        ("identified_at", plant.hasIdentifiedAt, plant.identifiedAt)] where present {
+            try validateTimestamp(value, field: "plant.\(field)")
+        }
+    }
+
+    /// Refuses a timestamp outside proto3's range (which no export could write back).
+    static func validateTimestamp(_ timestamp: Google_Protobuf_Timestamp, field: String) throws {
+        guard WireTimestamp.isValid(timestamp) else {
+            throw CollectionError(.invalidArgument,
+                                  "\(field) must lie between 0001-01-01 and 9999-12-31, with nanos from 0 to 999999999")
         }
     }
 }

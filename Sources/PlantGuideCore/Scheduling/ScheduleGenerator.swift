@@ -127,8 +127,9 @@ private struct Planner {
     private func wateringInterval(at date: LocalDate, base: Int) -> Int {
         guard preferences.seasonalAdjustment, request.setting.followsSeasons else { return base }
         let season = Season(month: preferences.hemisphere.northernMonth(date.month))
-        let factor = max(1, request.care.watering.seasonalAdjustments[season] ?? 1)
-        return max(base, Int((Double(base) * factor).rounded()))
+        // Clamped, whatever a stored schedule holds: a multiplier of 1e300 or NaN must not stop planning.
+        let factor = min(12, max(1, request.care.watering.seasonalAdjustments[season] ?? 1))
+        return max(base, Int((Double(base) * (factor.isFinite ? factor : 1)).rounded()))
     }
 
     /// Moves `date` forward onto the shared grid of watering days.

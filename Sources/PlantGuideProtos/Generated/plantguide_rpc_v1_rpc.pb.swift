@@ -184,6 +184,7 @@ public nonisolated struct Plantguide_Rpc_V1_RpcRequest: Sendable {
   public var id: UInt64 = 0
 
   /// The method in gRPC's path form: "/package.Service/Method", e.g. "/plantguide.health.v1.Health/Check".
+  /// At most 256 bytes; a longer one is answered INVALID_ARGUMENT without being parsed.
   public var method: String = String()
 
   /// Relative deadline in milliseconds, counted from when the server receives the request (like grpc-timeout).
@@ -193,6 +194,8 @@ public nonisolated struct Plantguide_Rpc_V1_RpcRequest: Sendable {
   /// Call metadata, keys lower-case ASCII. Known keys: "authorization" (bearer token, gateway only),
   /// "plantguide-user-id" (the authenticated user, set by the gateway for the services), "plantguide-trace-id"
   /// (carried into every log line), "idempotency-key" (makes a non-idempotent call safe to retry).
+  /// At most 64 entries and 8 KiB of keys and values together (gRPC's default maximum metadata size); more is
+  /// answered RESOURCE_EXHAUSTED without being parsed.
   public var metadata: Dictionary<String,String> = [:]
 
   /// The serialized request message of `method`.

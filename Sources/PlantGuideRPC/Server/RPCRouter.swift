@@ -46,7 +46,7 @@ public struct RPCRouter: Sendable {
             do {
                 request = try Request(serializedBytes: payload)
             } catch {
-                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName): \(error)")
+                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName) message")
             }
             return try await handler(request, context).serializedBytes()
         }

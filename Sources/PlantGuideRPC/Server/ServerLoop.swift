@@ -160,6 +160,18 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func handleFrame(routing: [[UInt8]], body: UnsafeRawBufferPointer, on socket: ZMQSocket) {
+        switch EnvelopeLimits.check(body) {
+        case .acceptable:
+            break
+        case .malformed:
+            metrics.malformedFrames.increment()
+            logger.debug("dropped a frame that is not an RpcRequest", metadata: ["bytes": "\(body.count)"])
+            return
+        case .refused(let id, let code, let message):
+            let now = MonotonicTime.now()
+            let call = Call(routing: routing, requestID: id, method: "", arrived: now, deadline: now, handler: nil)
+            return reply(to: call, error: RPCError(code, message), on: socket)
+        }
         let request: Plantguide_Rpc_V1_RpcRequest
         do {
             request = try Plantguide_Rpc_V1_RpcRequest(serializedBytes: Array(body))

@@ -81,7 +81,7 @@ public final class ReminderDispatcher: Sendable {
                     $0.userID = owner
                     $0.task = task
                     $0.plantName = name
-                    $0.dueAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: remindAt))
+                    $0.dueAt = WireTimestamp.clamped(remindAt)
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO reminder VALUES (?, ?, ?, ?, ?)",
                                arguments: [id, owner, task.id, try reminder.serializedData(), time])

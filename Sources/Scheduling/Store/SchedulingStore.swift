@@ -49,11 +49,33 @@ public struct SchedulingStore: Sendable {
         if !schedule.startDate.isEmpty, LocalDate(parsing: schedule.startDate) == nil {
             throw SchedulingError(.invalidArgument, "start_date '\(schedule.startDate)' is not YYYY-MM-DD")
         }
+        try Self.validateCareLimits(schedule.careInfo)
         let time = now()
         return try await writer.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO schedule VALUES (?, ?, ?)", arguments: [owner, schedule.plantID, try schedule.serializedData()])
             try Self.plan(db, schedule, owner: owner, at: time)
             return (schedule, try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind", [owner, schedule.plantID]))
+        }
+    }
+
+    /// The longest watering interval a schedule takes, in days.
+    public static let maxIntervalDays: UInt32 = 365
+    /// The range of a seasonal watering interval multiplier.
+    public static let intervalMultipliers: ClosedRange<Double> = 0.1...12
+
+    /// Refuses care values that planning cannot use: intervals beyond a year, multipliers that are not finite
+    /// or outside ``intervalMultipliers``, fertilising months outside 1–12.
+    static func validateCareLimits(_ care: Plantguide_Caredata_V1_CareInfo) throws {
+        guard care.watering.intervalDays <= maxIntervalDays else {
+            throw SchedulingError(.invalidArgument, "care_info.watering.interval_days must be at most \(maxIntervalDays)")
+        }
+        for adjustment in care.watering.seasonalAdjustments
+        where !(adjustment.intervalMultiplier == 0 || intervalMultipliers.contains(adjustment.intervalMultiplier)) {
+            throw SchedulingError(.invalidArgument, "care_info.watering.seasonal_adjustments.interval_multiplier must be 0 (none) "
+                + "or from \(intervalMultipliers.lowerBound) to \(intervalMultipliers.upperBound)")
+        }
+        guard care.fertilizer.activeMonths.allSatisfy({ (1...12).contains($0) }) else {
+            throw SchedulingError(.invalidArgument, "care_info.fertilizer.active_months are months 1–12")
         }
     }
 

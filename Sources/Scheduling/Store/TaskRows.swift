@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PlantGuideCore
 import PlantGuideProtos
+import PlantGuideRPC
 import SwiftProtobuf
 
 /// Care tasks as rows of table `task`. States are the wire's numbers: 1 scheduled, 2 completed, 3 snoozed,
@@ -21,8 +22,9 @@ enum TaskRows {
         task.state = .init(rawValue: row["state"]) ?? .unspecified
         task.dueDate = LocalDate(dayNumber: row["dueDay"]).description
         let remind: Double = row["remindAt"]
-        if remind >= 0 { task.remindAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: remind)) }
-        if let completed: Double = row["completedAt"] { task.completedAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: completed)) }
+        // Clamped: a row written by older code must never stop a read.
+        if remind >= 0 { task.remindAt = WireTimestamp.clamped(remind) }
+        if let completed: Double = row["completedAt"] { task.completedAt = WireTimestamp.clamped(completed) }
         if let snoozed: Int = row["snoozedUntilDay"] { task.snoozedUntil = LocalDate(dayNumber: snoozed).description }
         task.recurring = row["recurring"]
         task.note = row["note"]

@@ -1,0 +1,91 @@
+/// Limits on an `RpcRequest` envelope, checked by scanning its wire bytes before it is parsed, so that a frame
+/// carrying megabytes of metadata or of method name costs the socket's thread a scan, not a parse.
+///
+/// The limits are part of the contract (`Protos/plantguide/rpc/v1/rpc.proto`).
+public enum EnvelopeLimits {
+    /// The longest method path, in bytes.
+    public static let maxMethodBytes = 256
+    /// The most metadata entries.
+    public static let maxMetadataEntries = 64
+    /// The most metadata bytes, keys and values together (gRPC's default maximum metadata size).
+    public static let maxMetadataBytes = 8 * 1_024
+
+    /// What a scan found.
+    enum Verdict: Equatable {
+        /// Within every limit: parse it.
+        case acceptable
+        /// Not a protobuf message: drop it.
+        case malformed
+        /// Over a limit: answer `id` (0 when the frame did not say) with `code` and `message` instead of parsing.
+        case refused(id: UInt64, code: RPCError.Code, message: String)
+    }
+
+    /// Scans the top-level fields of an `RpcRequest` frame.
+    static func check(_ bytes: UnsafeRawBufferPointer) -> Verdict {
+        var reader = WireReader(bytes: bytes)
+        var id: UInt64 = 0
+        var methodBytes = 0
+        var metadataEntries = 0
+        var metadataBytes = 0
+        while !reader.atEnd {
+            guard let key = reader.varint() else { return .malformed }
+            let field = key >> 3
+            switch key & 7 {
+            case 0:
+                guard let value = reader.varint() else { return .malformed }
+                if field == 1 { id = value }
+            case 1:
+                guard reader.skip(8) else { return .malformed }
+            case 5:
+                guard reader.skip(4) else { return .malformed }
+            case 2:
+                guard let length = reader.varint(), length <= UInt64(Int.max), reader.skip(Int(length)) else {
+                    return .malformed
+                }
+                if field == 2 { methodBytes += Int(length) }
+                if field == 4 {
+                    metadataEntries += 1
+                    metadataBytes += Int(length)
+                }
+            default:
+                return .malformed
+            }
+        }
+        if methodBytes > maxMethodBytes {
+            return .refused(id: id, code: .invalidArgument,
+                            message: "the method name is \(methodBytes) bytes; the limit is \(maxMethodBytes)")
+        }
+        if metadataEntries > maxMetadataEntries || metadataBytes > maxMetadataBytes {
+            return .refused(id: id, code: .resourceExhausted, message: "the metadata (\(metadataEntries) entries, "
+                + "\(metadataBytes) bytes) exceeds the limit of \(maxMetadataEntries) entries and \(maxMetadataBytes) bytes")
+        }
+        return .acceptable
+    }
+}
+
+/// Reads protobuf's wire format without allocating.
+private struct WireReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var atEnd: Bool { offset >= bytes.count }
+
+    mutating func varint() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count, shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7f) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, count <= bytes.count - offset else { return false }
+        offset += count
+        return true
+    }
+}
