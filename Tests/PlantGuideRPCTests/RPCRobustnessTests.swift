@@ -43,6 +43,35 @@ struct RPCRobustnessTests {
         await server.shutdown()
     }
 
+    @Test("huge metadata, too many entries or a huge method name are refused by their id, before parsing")
+    func envelopeLimits() async throws {
+        let (server, endpoint) = try TestServer.start()
+        let dealer = try RawDealer(connectingTo: endpoint)
+        func refusal(_ configure: (inout Plantguide_Rpc_V1_RpcRequest) -> Void) async throws -> Plantguide_Rpc_V1_RpcResponse {
+            var request = Plantguide_Rpc_V1_RpcRequest()
+            request.method = TestMethods.echo.path
+            configure(&request)
+            try dealer.send(request.serializedBytes())
+            return try Plantguide_Rpc_V1_RpcResponse(serializedBytes: try #require(await dealer.receive(timeoutMs: 10_000)))
+        }
+        let hugeValue = try await refusal { $0.id = 1; $0.metadata = ["x-junk": String(repeating: "a", count: 15 << 20)] }
+        #expect(hugeValue.id == 1 && hugeValue.status.code == .resourceExhausted && hugeValue.status.message.contains("metadata"))
+        let manyEntries = try await refusal { request in
+            request.id = 2
+            for index in 0..<65 { request.metadata["k\(index)"] = "v" }
+        }
+        #expect(manyEntries.id == 2 && manyEntries.status.code == .resourceExhausted)
+        let hugeMethod = try await refusal { $0.id = 3; $0.method = "/" + String(repeating: "m", count: 15 << 20) }
+        #expect(hugeMethod.id == 3 && hugeMethod.status.code == .invalidArgument && hugeMethod.status.message.contains("method"))
+        let withinLimits = try await refusal { request in
+            request.id = 4
+            for index in 0..<64 { request.metadata["k\(index)"] = String(repeating: "v", count: 100) }
+            request.payload = try! Plantguide_Health_V1_HealthCheckRequest.with { $0.service = "ok" }.serializedData()
+        }
+        #expect(withinLimits.id == 4 && withinLimits.status.code == .ok)
+        await server.shutdown()
+    }
+
     @Test("a REQ socket (with its empty delimiter frame) is answered like a DEALER")
     func reqSocket() async throws {
         let (server, endpoint) = try TestServer.start()
