@@ -183,6 +183,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "FuzzTests",
+            dependencies: [
+                "Collection", "Scheduling", "CareData", "Identification", "PlantGuideRPC", "PlantGuideProtos",
+                "PlantGuideTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideTestSupport"],
             swiftSettings: strict

@@ -29,7 +29,7 @@ extension Trait where Self == CPUHeavyTrait {
 /// A task executor whose jobs run on ``WorkerThreads`` of its own.
 final class WorkerThreadsExecutor: TaskExecutor {
     static let shared = WorkerThreadsExecutor()
-    private let threads = WorkerThreads(count: 4, name: "plantguide-cpu-heavy-test")
+    private let threads = WorkerThreads(count: 2, name: "plantguide-cpu-heavy-test")
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -11,7 +11,7 @@ public enum EnvelopeLimits {
     public static let maxMetadataBytes = 8 * 1_024
 
     /// What a scan found.
-    enum Verdict: Equatable {
+    public enum Verdict: Equatable, Sendable {
         /// Within every limit: parse it.
         case acceptable
         /// Not a protobuf message: drop it.
@@ -21,7 +21,7 @@ public enum EnvelopeLimits {
     }
 
     /// Scans the top-level fields of an `RpcRequest` frame.
-    static func check(_ bytes: UnsafeRawBufferPointer) -> Verdict {
+    public static func check(_ bytes: UnsafeRawBufferPointer) -> Verdict {
         var reader = WireReader(bytes: bytes)
         var id: UInt64 = 0
         var methodBytes = 0
