@@ -45,6 +45,8 @@ public struct CollectionRPCService: RPCService {
         archiver = CollectionArchiver(writer: database, photos: photos, now: configuration.now)
         maxArchiveBytes = configuration.maxArchiveBytes
         self.logger = logger
+        let swept = try photos.sweepUnreferencedFiles()
+        if swept > 0 { logger.notice("removed the files of photos no row references", metadata: ["photos": "\(swept)"]) }
     }
 
     public func registerMethods(with router: inout RPCRouter) {
@@ -72,7 +74,7 @@ public struct CollectionRPCService: RPCService {
         }
         router.register(Methods.deletePlant) { request, context in
             let (deleted, orphaned) = try await plants.delete(id: request.id, owner: try context.requireUserID())
-            photos.removeFiles(of: orphaned)
+            try await photos.removeFiles(of: orphaned)
             return .with {
                 $0.deleted = deleted
                 $0.photosRemoved = UInt32(orphaned.count)
@@ -167,7 +169,7 @@ public struct CollectionRPCService: RPCService {
         }
         router.register(Methods.deleteUserData) { _, context in
             let (count, orphaned) = try await plants.deleteAll(owner: try context.requireUserID())
-            photos.removeFiles(of: orphaned)
+            try await photos.removeFiles(of: orphaned)
             return .with {
                 $0.plantsDeleted = UInt32(count)
                 $0.photosRemoved = UInt32(orphaned.count)

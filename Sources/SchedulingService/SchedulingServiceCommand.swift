@@ -13,7 +13,7 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
         abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar.",
         discussion: """
             Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/scheduling/v1) plus health and metrics, and publishes \
-            reminders on a PUB socket (topic "reminders.<user id>", payload a plantguide.scheduling.v1.Reminder). \
+            reminders on a PUB socket (topic "reminders." + hex SHA-256 of the user id, payload a plantguide.scheduling.v1.Reminder). \
             Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7004
             """)

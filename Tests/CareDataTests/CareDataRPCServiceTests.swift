@@ -6,7 +6,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("plantguide-caredata over RPC")
+@Suite("plantguide-caredata over RPC", .cleansUp)
 struct CareDataRPCServiceTests {
     typealias Methods = Plantguide_Caredata_V1_CareDataService
 
@@ -31,6 +31,7 @@ struct CareDataRPCServiceTests {
         let service = try CareDataRPCService(
             configuration: CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration), logger: logger)
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"), services: [service], logger: logger)
+        TestResources.track(server)
         let client = try RPCClient(target: try server.start())
         return (server, client, trefle)
     }

@@ -11,7 +11,7 @@ import Testing
 /// Inputs that an outside fuzzing run found to kill the collection service, to poison a user's export, or to
 /// answer UNKNOWN with SQL in the message: each is now a proper status, and stored values older code accepted no
 /// longer stop an export.
-@Suite("Collection: hostile input")
+@Suite("Collection: hostile input", .cleansUp)
 struct CollectionHostileInputTests {
     typealias Methods = Plantguide_Collection_V1_CollectionService
     let folder: URL
@@ -21,6 +21,7 @@ struct CollectionHostileInputTests {
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("collection-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestResources.track(folder: folder)
         router = try Self.router(folder: folder)
     }
 

@@ -7,7 +7,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Photos over RPC", .cpuHeavy)
+@Suite("Photos over RPC", .cpuHeavy, .cleansUp)
 final class PhotoRPCTests {
     typealias Methods = Plantguide_Collection_V1_CollectionService
     /// Data folders this test made, removed when it ends (a class suite's deinit runs after each test).
@@ -29,6 +29,7 @@ final class PhotoRPCTests {
             services: [try CollectionRPCService(configuration: configuration, logger: logger)], logger: logger)
         var clientConfiguration = RPCClientConfiguration()
         clientConfiguration.maxMessageSize = 128 << 20
+        TestResources.track(server)
         let client = try RPCClient(target: try server.start(), configuration: clientConfiguration)
         for (user, id) in [("a", "p1"), ("a", "p2"), ("b", "q1")] {
             _ = try await client.call(Methods.addPlant, .with { $0.plant.id = id; $0.plant.scientificName = "Ficus lyrata" }, options: caller(user))

@@ -7,7 +7,7 @@ import PlantGuideTestSupport
 import Synchronization
 import Testing
 
-@Suite("Identify over RPC, through Pl@ntNet", .cpuHeavy)
+@Suite("Identify over RPC, through Pl@ntNet", .cpuHeavy, .cleansUp)
 struct IdentifyRPCTests {
     typealias Methods = Plantguide_Identification_V1_IdentificationService
 
@@ -22,6 +22,7 @@ struct IdentifyRPCTests {
         logger.logLevel = .warning
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
                                services: [IdentificationRPCService(identifier: Identifier(configuration: configuration))], logger: logger)
+        TestResources.track(server)
         return (server, try RPCClient(target: try server.start()), plantnet)
     }
 

@@ -10,7 +10,7 @@ import Testing
 
 /// The default model (plant-cnn) behind the service: preprocessing, labels, the experimental flag, the hybrid
 /// policy with a fake Pl@ntNet, dynamic batching, the bounded queue and deadlines.
-@Suite("On-device identification with the default model", .cpuHeavy)
+@Suite("On-device identification with the default model", .cpuHeavy, .cleansUp)
 struct OnDeviceIdentificationTests {
     typealias Methods = Plantguide_Identification_V1_IdentificationService
 
@@ -39,6 +39,7 @@ struct OnDeviceIdentificationTests {
         let identifier = Identifier(configuration: configuration, classifier: classifier)
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
                                services: [IdentificationRPCService(identifier: identifier)], logger: logger)
+        TestResources.track(server)
         return (server, try RPCClient(target: try server.start()), plantnet)
     }
 

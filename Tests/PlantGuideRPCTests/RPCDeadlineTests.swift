@@ -4,7 +4,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Deadlines and cancellation")
+@Suite("Deadlines and cancellation", .cleansUp)
 struct RPCDeadlineTests {
     @Test("a deadline shorter than the handler gives DEADLINE_EXCEEDED, long before the handler would finish",
           arguments: [RPCServerConfiguration.HandlerExecution.globalPool, .ioThread])

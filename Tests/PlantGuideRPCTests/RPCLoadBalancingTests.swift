@@ -4,7 +4,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Several endpoints: balancing, failover, DNS")
+@Suite("Several endpoints: balancing, failover, DNS", .cleansUp)
 struct RPCLoadBalancingTests {
     private func echoCounts(_ client: RPCClient, calls: Int) async throws -> [String: Int] {
         try await withThrowingTaskGroup(of: String.self) { group in

@@ -5,7 +5,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("Bad input on the wire")
+@Suite("Bad input on the wire", .cleansUp)
 struct RPCRobustnessTests {
     @Test("random bytes and truncated envelopes leave the server serving the next good call")
     func junkFrames() async throws {

@@ -4,7 +4,7 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("RPC round trips over loopback TCP")
+@Suite("RPC round trips over loopback TCP", .cleansUp)
 struct RPCRoundTripTests {
     @Test("1,000 concurrent calls are all answered, each with its own reply", arguments: [false, true])
     func thousandConcurrentCalls(onIOThreads: Bool) async throws {

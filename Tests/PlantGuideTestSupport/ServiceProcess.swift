@@ -28,6 +28,8 @@ public final class ServiceProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        TestResources.track(self)
+        TestResources.track(folder: self.dataDirectory)
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
         _ = try await client.call(

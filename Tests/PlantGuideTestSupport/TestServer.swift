@@ -38,7 +38,8 @@ public struct TestService: RPCService {
     }
 }
 
-/// An in-process server with ``TestService`` on an ephemeral loopback port.
+/// An in-process server with ``TestService`` on an ephemeral loopback port, shut down when the test ends in a
+/// `.cleansUp` suite (see ``TestResources``).
 public enum TestServer {
     public static func start(
         name: String = "s", configure: (inout RPCServerConfiguration) -> Void = { _ in }
@@ -48,6 +49,8 @@ public enum TestServer {
         var logger = Logger(label: "test-server-\(name)")
         logger.logLevel = .warning
         let server = RPCServer(configuration: configuration, services: [TestService(name: name)], logger: logger)
-        return (server, try server.start())
+        let endpoint = try server.start()
+        TestResources.track(server)
+        return (server, endpoint)
     }
 }

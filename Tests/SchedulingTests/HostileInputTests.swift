@@ -10,7 +10,7 @@ import Testing
 
 /// Inputs that an outside fuzzing run found to kill the scheduling service, or to poison it for later: each is
 /// now INVALID_ARGUMENT naming the field, and values stored by older code no longer stop a read or a replan.
-@Suite("Scheduling: hostile input")
+@Suite("Scheduling: hostile input", .cleansUp)
 struct SchedulingHostileInputTests {
     typealias Methods = Plantguide_Scheduling_V1_SchedulingService
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC
@@ -21,6 +21,7 @@ struct SchedulingHostileInputTests {
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduling-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestResources.track(folder: folder)
         router = try Self.router(folder: folder, clock: clock)
     }
 

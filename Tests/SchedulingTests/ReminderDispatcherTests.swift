@@ -43,11 +43,11 @@ struct ReminderDispatcherTests {
         let hook = try FakeHTTPServer { _ in .reply(status: 204) }
         try await prepare(hook: hook)
         let publisher = try Publisher(bind: "tcp://127.0.0.1:0")
-        let subscriber = RawSubscriber(connectingTo: publisher.endpoint, topic: "reminders.a")
+        let subscriber = RawSubscriber(connectingTo: publisher.endpoint, topic: ReminderTopic.topic(for: "a"))
         // PUB/SUB joins late: publish warm-ups until the subscription is live.
         var joined = false
         for _ in 0..<200 where !joined {
-            publisher.publish(topic: "reminders.a", payload: Array("warm-up".utf8))
+            publisher.publish(topic: ReminderTopic.topic(for: "a"), payload: Array("warm-up".utf8))
             joined = await subscriber.receive(timeoutMs: 50) != nil
         }
         #expect(joined)
@@ -71,6 +71,43 @@ struct ReminderDispatcherTests {
         #expect(request.headers["x-plantguide-reminder-id"] == published.first?.id)
         let body = try Plantguide_Scheduling_V1_Reminder(jsonUTF8Data: request.body)
         #expect(body.id == published.first?.id && body.task.id == published.first?.task.id)
+        publisher.close()
+    }
+
+    @Test("users u1, u10 and u1x: each subscriber receives its own reminders and no one else's")
+    func topicsDoNotLeakByPrefix() async throws {
+        let users = ["u1", "u10", "u1x"]
+        for user in users {
+            _ = try await store.putSchedule(.with {
+                $0.plantID = "p-\(user)"
+                $0.plantName = "Monty of \(user)"
+                $0.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .weekly; $0.fertilizer.frequency = .none }
+            }, owner: user)
+        }
+        let publisher = try Publisher(bind: "tcp://127.0.0.1:0")
+        let subscribers = users.map { RawSubscriber(connectingTo: publisher.endpoint, topic: ReminderTopic.topic(for: $0)) }
+        // PUB/SUB joins late: warm up each subscription on its own topic until it is live.
+        for (user, subscriber) in zip(users, subscribers) {
+            var joined = false
+            for _ in 0..<200 where !joined {
+                publisher.publish(topic: ReminderTopic.topic(for: user), payload: Array("warm-up".utf8))
+                joined = await subscriber.receive(timeoutMs: 50) != nil
+            }
+            #expect(joined, "\(user) never joined")
+        }
+        clock.advance(seconds: 3_600)
+        let (_, delivered) = try await dispatcher(publisher).runOnce()
+        #expect(delivered == 3)
+        for (user, subscriber) in zip(users, subscribers) {
+            var received: [String] = []
+            while let message = await subscriber.receive(timeoutMs: 300) {
+                if message.payload != Array("warm-up".utf8) {
+                    received.append(try Plantguide_Scheduling_V1_Reminder(serializedBytes: message.payload).userID)
+                }
+            }
+            #expect(received == [user], "the subscriber of \(user) received reminders of \(received)")
+        }
+        #expect(ReminderTopic.topic(for: "u1").count == ReminderTopic.topic(for: "u10").count)
         publisher.close()
     }
 

@@ -5,7 +5,7 @@ import PlantGuideTestSupport
 import Testing
 
 /// The service executables as real processes: killed, restarted, several behind one client.
-@Suite("Service processes", .serialized)
+@Suite("Service processes", .serialized, .cleansUp)
 struct ServiceProcessTests {
     @Test("a killed server gives UNAVAILABLE within the deadline, and calls succeed once it is back on its port")
     func killAndRestart() async throws {

@@ -61,7 +61,16 @@ public struct CollectionArchiver: Sendable {
             try await photos.storeFiles(photoData[photo.sha256]!, sha: photo.sha256)
         }
         let time = now().timeIntervalSince1970
-        return try await writer.write { db in
+        let photos = self.photos
+        let remake: @Sendable () throws -> Void = {
+            for photo in archive.photos { try photos.remakeFiles(photoData[photo.sha256]!, sha: photo.sha256) }
+        }
+        return try await photos.withFilesPresent("of the archive", remake: remake) { db in
+            // Under the write lock: files a concurrent delete removed since they were written are made again.
+            for photo in archive.photos {
+                let mediaType = try ImageDecoder.inspect(photoData[photo.sha256]!).format.mediaType
+                if !photos.files.exist(photo.sha256, mediaType: mediaType) { throw PhotoStore.FilesMissing() }
+            }
             var imported = 0
             var unchanged = 0
             for plant in archive.plants {

@@ -22,6 +22,26 @@ struct PhotoFiles: Sendable {
         try data.write(to: url, options: .atomic)
     }
 
+    /// Whether the original and every thumbnail of `sha` are on disk.
+    func exist(_ sha: String, mediaType: String) -> Bool {
+        let manager = FileManager.default
+        return manager.fileExists(atPath: original(sha, mediaType: mediaType).path)
+            && Self.thumbnailSizes.allSatisfy { manager.fileExists(atPath: thumbnail(sha, size: $0).path) }
+    }
+
+    /// The hashes that have at least one file on disk.
+    func storedHashes() -> Set<String> {
+        let manager = FileManager.default
+        var hashes: Set<String> = []
+        for folder in (try? manager.contentsOfDirectory(atPath: root.path)) ?? [] {
+            for name in (try? manager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? [] {
+                let sha = String(name.prefix(64))
+                if ContentHash.isValid(sha) { hashes.insert(sha) }
+            }
+        }
+        return hashes
+    }
+
     /// Removes every file of `sha` (original of any type, thumbnails). Missing files are fine.
     func remove(_ sha: String) {
         let folder = folder(sha)

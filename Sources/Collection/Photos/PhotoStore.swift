@@ -43,11 +43,13 @@ public struct PhotoStore: Sendable {
             throw CollectionError(.invalidArgument, error.message)
         }
         let time = now().timeIntervalSince1970
-        return try await writer.write { db in
+        let files = self.files
+        return try await withFilesPresent(sha, remake: { try makeFiles(data, sha: sha, info: info) }) { db in
             // Checked again here: a DeletePlant may have removed the plant since the check above.
             guard try PlantStore.fetch(db, owner: owner, id: plantID) != nil else {
                 throw CollectionError(.notFound, "no plant \(plantID)")
             }
+            guard files.exist(sha, mediaType: info.format.mediaType) else { throw FilesMissing() }
             let hadIt = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plantPhoto WHERE ownerID = ? AND sha256 = ?)",
                                           arguments: [owner, sha]) ?? false
             try db.execute(sql: "INSERT OR IGNORE INTO photo VALUES (?, ?, ?, ?, ?, ?)",
@@ -86,16 +88,64 @@ public struct PhotoStore: Sendable {
         }
     }
 
-    /// Deletes the files of photos no plant shows any more (after the transaction that unlinked them).
-    public func removeFiles(of shas: [String]) {
-        for sha in shas { files.remove(sha) }
+    /// Deletes the files of photos that no row references, deciding and removing under the database's write
+    /// lock: an upload of the same bytes either committed first (and its row keeps the files) or commits after
+    /// (and, finding them gone, writes them again). An acknowledged photo is never lost.
+    public func removeFiles(of shas: [String]) async throws {
+        guard !shas.isEmpty else { return }
+        let files = self.files
+        try await writer.write { db in
+            for sha in shas where try !Self.isReferenced(db, sha) { files.remove(sha) }
+        }
     }
+
+    /// Removes photo files no row references: what an import or upload killed between writing its files and
+    /// committing leaves behind. Run at start-up, before serving. Returns how many photos' files went.
+    @discardableResult
+    public func sweepUnreferencedFiles() throws -> Int {
+        let files = self.files
+        return try writer.write { db in
+            var removed = 0
+            for sha in files.storedHashes() where try !Self.isReferenced(db, sha) {
+                files.remove(sha)
+                removed += 1
+            }
+            return removed
+        }
+    }
+
+    private static func isReferenced(_ db: Database, _ sha: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE sha256 = ?)", arguments: [sha]) ?? true
+    }
+
+    /// Runs `transaction` (which throws ``FilesMissing`` when the files it is about to reference are gone),
+    /// remaking the files and trying again when a removal got there first.
+    func withFilesPresent<Result: Sendable>(
+        _ sha: String, remake: @escaping @Sendable () throws -> Void, _ transaction: @escaping @Sendable (Database) throws -> Result
+    ) async throws -> Result {
+        for _ in 0..<3 {
+            do {
+                return try await writer.write(transaction)
+            } catch is FilesMissing {
+                try await BlockingWork.run(remake)
+            }
+        }
+        throw CollectionError(.aborted, "photo \(sha) was removed three times while being stored; retry")
+    }
+
+    /// Thrown inside a transaction whose photo files were removed since they were written.
+    struct FilesMissing: Error {}
 
     /// Makes the files of a validated photo unless they exist (import).
     func storeFiles(_ data: Data, sha: String) async throws {
         guard try await !isStored(sha) else { return }
+        try await BlockingWork.run { try remakeFiles(data, sha: sha) }
+    }
+
+    /// Makes the files of a validated photo, whether or not they exist (an import whose files were removed).
+    func remakeFiles(_ data: Data, sha: String) throws {
         do {
-            try await BlockingWork.run { try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data)) }
+            try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data))
         } catch let error as ImagingError {
             throw CollectionError(.invalidArgument, "photo \(sha): \(error.message)")
         }

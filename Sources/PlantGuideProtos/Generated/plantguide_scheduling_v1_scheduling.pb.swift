@@ -961,7 +961,10 @@ public nonisolated struct Plantguide_Scheduling_V1_GetCalendarResponse: Sendable
   public init() {}
 }
 
-/// A reminder as published on the PUB socket (topic "reminders.<user id>") and POSTed to webhooks (as JSON).
+/// A reminder as published on the PUB socket and POSTed to webhooks (as JSON). On the PUB socket each message is
+/// two frames: the topic, "reminders." followed by the lower-case hex SHA-256 of the user id's UTF-8 bytes (64
+/// characters, so that ZeroMQ's prefix matching never mixes users: subscribe to exactly that string), and this
+/// message serialized. In Python: "reminders." + hashlib.sha256(user_id.encode()).hexdigest().
 public nonisolated struct Plantguide_Scheduling_V1_Reminder: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -2,7 +2,7 @@ import CZeroMQ
 import Synchronization
 
 /// A ZeroMQ PUB socket for event streams (reminders): each message is two frames, the topic and the payload, so
-/// that subscribers filter by topic prefix (`zmq_setsockopt(ZMQ_SUBSCRIBE, "reminders.u1")`). Publishing never
+/// that subscribers filter by topic prefix (`zmq_setsockopt(ZMQ_SUBSCRIBE, topic)`). Publishing never
 /// blocks: a subscriber that falls behind its high-water mark loses messages, as PUB/SUB does, so consumers that
 /// must not miss one use webhooks or deduplicate against the outbox.
 public final class Publisher: Sendable {

@@ -5,7 +5,7 @@ import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
 
-/// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic "reminders.<user id>") and to
+/// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic: ``ReminderTopic``) and to
 /// every webhook of the user (a signed JSON POST), each receiver with its own delivery row.
 ///
 /// Collecting writes the reminder, one delivery row per receiver, and the task's `remindedAt` in one transaction,
@@ -127,7 +127,7 @@ public final class ReminderDispatcher: Sendable {
 
     private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws {
         if receiver == "pub" {
-            publisher?.publish(topic: "reminders.\(owner)", payload: [UInt8](message))
+            publisher?.publish(topic: ReminderTopic.topic(for: owner), payload: [UInt8](message))
             return
         }
         let hookID = String(receiver.dropFirst("webhook:".count))

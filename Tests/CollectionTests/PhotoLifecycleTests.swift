@@ -1,0 +1,114 @@
+import Collection
+import Foundation
+import Logging
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import SwiftProtobuf
+import Testing
+
+/// Photos are shared by content across users: deleting one user's plant must never take a photo another user
+/// was just acknowledged for, the last reference must take the files, and files no row references (left by a
+/// crash between writing files and committing) are swept at start-up.
+@Suite("Photos: references and files across users and crashes", .cpuHeavy, .cleansUp)
+struct PhotoLifecycleTests {
+    typealias Methods = Plantguide_Collection_V1_CollectionService
+    let folder: URL
+    let router: RPCRouter
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("photo-lifecycle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestResources.track(folder: folder)
+        router = try Self.router(folder: folder)
+    }
+
+    static func router(folder: URL) throws -> RPCRouter {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        var router = RPCRouter()
+        router.register(try CollectionRPCService(configuration: .init(dataDirectory: folder), logger: logger))
+        return router
+    }
+
+    private func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: RPCMethod<Request, Response>, _ request: Request, as user: String
+    ) async throws -> Response {
+        let outcome = await router.invoke(method.path, payload: try request.serializedData(), metadata: [RPCServerContext.userIDKey: user])
+        if let error = outcome.error { throw error }
+        return try Response(serializedBytes: outcome.payload ?? Data())
+    }
+
+    private var photoFiles: [String] {
+        let photos = folder.appendingPathComponent("photos")
+        let enumerator = FileManager.default.enumerator(at: photos, includingPropertiesForKeys: nil)
+        return (enumerator?.allObjects as? [URL] ?? []).filter { !$0.hasDirectoryPath }.map(\.lastPathComponent)
+    }
+
+    @Test("1,000 rounds of user a deleting a plant while user b uploads the same bytes: no acknowledged photo is lost")
+    func deleteRacingUpload() async throws {
+        var acknowledged = 0
+        var notFound = 0
+        for round in 0..<1_000 {
+            let jpeg = try TestImages.jpeg(TestImages.gradient(width: 8 + round % 40, height: 8 + round / 40))
+            _ = try await call(Methods.addPlant, .with { $0.plant.id = "a\(round)"; $0.plant.scientificName = "Ficus lyrata" }, as: "a")
+            _ = try await call(Methods.putPhoto, .with { $0.plantID = "a\(round)"; $0.data = jpeg }, as: "a")
+            _ = try await call(Methods.addPlant, .with { $0.plant.id = "b\(round)"; $0.plant.scientificName = "Ficus lyrata" }, as: "b")
+
+            async let deletion = call(Methods.deletePlant, .with { $0.id = "a\(round)" }, as: "a")
+            async let upload = call(Methods.putPhoto, .with { $0.plantID = "b\(round)"; $0.data = jpeg }, as: "b")
+            _ = try await deletion
+            let photo = try await upload.photo
+            acknowledged += 1
+            do {
+                let original = try await call(Methods.getPhoto, .with { $0.sha256 = photo.sha256 }, as: "b")
+                #expect(original.data == jpeg)
+                let thumbnail = try await call(Methods.getPhoto, .with { $0.sha256 = photo.sha256; $0.thumbnailSize = 256 }, as: "b")
+                #expect(!thumbnail.data.isEmpty)
+            } catch let error as RPCError {
+                notFound += 1
+                Issue.record("round \(round): b's acknowledged photo is gone: \(error)")
+            }
+        }
+        #expect(acknowledged == 1_000 && notFound == 0)
+    }
+
+    @Test("the last reference removed takes the files; a shared photo stays while anyone shows it")
+    func lastReferenceRemovesFiles() async throws {
+        let jpeg = try TestImages.jpeg(TestImages.gradient(width: 40, height: 30))
+        for user in ["a", "b"] {
+            _ = try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }, as: user)
+            _ = try await call(Methods.putPhoto, .with { $0.plantID = "p1"; $0.data = jpeg }, as: user)
+        }
+        let files = photoFiles
+        #expect(files.count == 3, "the original and two thumbnails: \(files)")
+        _ = try await call(Methods.deletePlant, .with { $0.id = "p1" }, as: "a")
+        #expect(photoFiles == files, "b still shows it")
+        let removed = try await call(Methods.deletePlant, .with { $0.id = "p1" }, as: "b")
+        #expect(removed.photosRemoved == 1)
+        #expect(photoFiles.isEmpty)
+    }
+
+    @Test("files no row references (an upload or import killed before its commit) are swept at start-up")
+    func orphanSweep() async throws {
+        let kept = try TestImages.jpeg(TestImages.gradient(width: 40, height: 30))
+        _ = try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }, as: "a")
+        _ = try await call(Methods.putPhoto, .with { $0.plantID = "p1"; $0.data = kept }, as: "a")
+        let keptFiles = Set(photoFiles)
+        // What a kill -9 between writing files and committing leaves: files of a photo with no row.
+        let orphan = String(repeating: "cd", count: 32)
+        let orphanFolder = folder.appendingPathComponent("photos/cd")
+        try FileManager.default.createDirectory(at: orphanFolder, withIntermediateDirectories: true)
+        for name in ["\(orphan).jpeg", "\(orphan).256.jpg", "\(orphan).1024.jpg"] {
+            try Data([0xff, 0xd8]).write(to: orphanFolder.appendingPathComponent(name))
+        }
+        #expect(photoFiles.count == keptFiles.count + 3)
+
+        let restarted = try Self.router(folder: folder)
+        #expect(Set(photoFiles) == keptFiles)
+        let outcome = await restarted.invoke(Methods.getPhoto.path, payload: try Plantguide_Collection_V1_GetPhotoRequest.with {
+            $0.sha256 = keptFiles.first.map { String($0.prefix(64)) } ?? ""
+        }.serializedData(), metadata: [RPCServerContext.userIDKey: "a"])
+        #expect(outcome.error == nil)
+    }
+}
