@@ -47,6 +47,11 @@ public struct CollectionRPCService: RPCService {
         self.logger = logger
         let swept = try photos.sweepUnreferencedFiles()
         if swept > 0 { logger.notice("removed the files of photos no row references", metadata: ["photos": "\(swept)"]) }
+        let outOfRange = try database.read(StoredValueAudit.outOfRangeRows)
+        if !outOfRange.isEmpty {
+            logger.warning("rows hold times outside the Timestamp range (written by older versions); they are served clamped",
+                           metadata: ["rows": "\(outOfRange)"])
+        }
     }
 
     public func registerMethods(with router: inout RPCRouter) {

@@ -98,7 +98,7 @@ extension RPCError {
         case is CancellationError:
             self.init(.cancelled, "the call was cancelled")
         default:
-            self.init(.internal, Self.internalMessage, cause: nil)
+            self.init(.internal, Self.internalMessage)
         }
     }
 }

@@ -30,6 +30,11 @@ public struct SchedulingRPCService: RPCService {
         database = try SchedulingDatabase.open(path: configuration.dataDirectory.appendingPathComponent("scheduling.sqlite").path)
         store = SchedulingStore(writer: database, now: configuration.now)
         self.configuration = configuration
+        let audit = try database.read(SchedulingStore.auditStoredValues)
+        if audit.schedules + audit.tasks > 0 {
+            logger.warning("stored values outside today's limits (written by older versions); schedules plan clamped, times read clamped",
+                           metadata: ["schedules": "\(audit.schedules)", "tasks": "\(audit.tasks)"])
+        }
     }
 
     /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).

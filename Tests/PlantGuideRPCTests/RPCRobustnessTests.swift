@@ -148,4 +148,34 @@ struct RPCRobustnessTests {
         #expect(codes.filter { $0 == .resourceExhausted }.count == 4)
         await server.shutdown()
     }
+
+    @Test("queued request bytes are bounded: beyond the byte budget calls are RESOURCE_EXHAUSTED, whatever the count")
+    func queuedBytes() async throws {
+        let (server, endpoint) = try TestServer.start {
+            $0.maxConcurrentCalls = 1
+            $0.maxQueuedBytes = 1_000
+        }
+        let client = try RPCClient(target: endpoint)
+        defer { client.close() }
+        // Four 1.5 s sleeps of 600 bytes each ("000…1500"): one runs, one waits (600 of 1,000 bytes), two are refused.
+        let sleep = String(repeating: "0", count: 596) + "1500"
+        let codes = await withTaskGroup(of: RPCError.Code.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do {
+                        _ = try await client.call(TestMethods.sleep, .with { $0.service = sleep })
+                        return .ok
+                    } catch let error as RPCError {
+                        return error.code
+                    } catch {
+                        return .unknown
+                    }
+                }
+            }
+            return await group.reduce(into: [RPCError.Code]()) { $0.append($1) }
+        }
+        #expect(codes.filter { $0 == .ok }.count == 2)
+        #expect(codes.filter { $0 == .resourceExhausted }.count == 2)
+        await server.shutdown()
+    }
 }

@@ -185,6 +185,44 @@ struct ServiceProcessTests {
         #expect(await service.terminate() == 0)
     }
 
+    @Test("SIGTERM under load: calls are refused at once, those in flight drain, and the process exits within its grace")
+    func stopUnderLoad() async throws {
+        let service = try await ServiceProcess(
+            "plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: ["PLANTGUIDE_SHUTDOWN_GRACE": "2"])
+        let client = try RPCClient(target: service.endpoint)
+        defer { client.close() }
+        typealias Methods = Plantguide_Scheduling_V1_SchedulingService
+        let user = RPCCallOptions(timeout: .seconds(10), metadata: ["plantguide-user-id": "u1"])
+        let load = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for caller in 0..<32 {
+                    group.addTask {
+                        for index in 0..<10_000 {
+                            do {
+                                _ = try await client.call(Methods.putSchedule, .with {
+                                    $0.schedule.plantID = "p\(caller)-\(index % 20)"
+                                    $0.schedule.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .daily }
+                                }, options: user)
+                            } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
+                                return  // the service is stopping
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let status = await service.terminate()
+        let elapsed = clock.now - started
+        load.cancel()
+        _ = try? await load.value
+        #expect(status == 0)
+        #expect(elapsed < .seconds(4), "exited \(elapsed) after SIGTERM with a grace of 2 s")
+    }
+
     @Test("every executable explains itself with --help", arguments: [
         "plantguide-identification", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling",
         "plantguide-gateway", "plantguide",

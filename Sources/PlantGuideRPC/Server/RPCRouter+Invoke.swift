@@ -31,7 +31,4 @@ extension RPCRouter {
             return Outcome(payload: nil, error: RPCError(mapping: error))
         }
     }
-
-    /// The paths of every registered method, probes included, sorted.
-    public var methodPaths: [String] { (Array(handlers.keys) + Array(probes.keys)).sorted() }
 }

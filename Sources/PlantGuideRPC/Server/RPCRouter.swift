@@ -64,7 +64,7 @@ public struct RPCRouter: Sendable {
             do {
                 request = try Request(serializedBytes: payload)
             } catch {
-                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName)")
+                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName) message")
             }
             return try handler(request).serializedBytes()
         }

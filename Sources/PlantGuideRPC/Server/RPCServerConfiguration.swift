@@ -12,6 +12,9 @@ public struct RPCServerConfiguration: Sendable {
     public var maxConcurrentCalls: Int = 256
     /// Calls waiting for a handler slot; beyond that calls get RESOURCE_EXHAUSTED at once. Default 4,096.
     public var maxQueuedCalls: Int = 4_096
+    /// Request bytes waiting for a handler slot, all calls together; beyond that calls get RESOURCE_EXHAUSTED at
+    /// once, so that a queue of large requests (photos) cannot grow memory without bound. Default 256 MiB.
+    public var maxQueuedBytes: Int = 256 << 20
     /// Deadline applied to requests that carry none (timeout 0). Default 30 s.
     public var defaultTimeout: Duration = .seconds(30)
     /// Send and receive high-water marks, in messages per peer. Default 10,000.

@@ -34,6 +34,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let handler: RPCRouter.ErasedHandler?
         var request: Plantguide_Rpc_V1_RpcRequest?
         var task: Task<Void, Never>?
+        /// Whether it waited in the queue (its payload counted in `queuedBytes`) before it started.
+        var queued = false
     }
 
     let configuration: RPCServerConfiguration
@@ -51,6 +53,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     private var queueHead = 0
     private var deadlines = DeadlineHeap<UInt64>()
     private var running = 0
+    /// Payload bytes of the calls in `queue`.
+    private var queuedBytes = 0
     private var nextSequence: UInt64 = 0
     private var drainDeadline: MonotonicTime?
 
@@ -206,9 +210,13 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         if running < configuration.maxConcurrentCalls {
             calls[sequence] = call
             start(sequence)
-        } else if queue.count - queueHead < configuration.maxQueuedCalls {
-            calls[sequence] = call
+        } else if queue.count - queueHead < configuration.maxQueuedCalls,
+                  queuedBytes + request.payload.count <= configuration.maxQueuedBytes {
+            var waiting = call
+            waiting.queued = true
+            calls[sequence] = waiting
             queue.append(sequence)
+            queuedBytes += request.payload.count
         } else {
             return reply(to: call, error: RPCError(.resourceExhausted, "the server is at capacity; retry later"), on: socket)
         }
@@ -218,6 +226,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     private func start(_ sequence: UInt64) {
         guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return }
+        if call.queued { queuedBytes -= request.payload.count }
         running += 1
         calls[sequence]?.request = nil
         let context = RPCServerContext(
@@ -291,6 +300,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             if let task = call.task {
                 task.cancel()
                 running -= 1
+            } else if call.queued, let request = call.request {
+                queuedBytes -= request.payload.count
             }
             reply(to: call, error: RPCError(.deadlineExceeded, "deadline exceeded on the server"), on: socket)
         }

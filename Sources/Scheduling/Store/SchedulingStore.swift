@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PlantGuideCore
 import PlantGuideProtos
+import PlantGuideRPC
 import SwiftProtobuf
 
 /// Schedules, tasks and preferences, scoped by owner. Planning uses `ScheduleGenerator`; tasks of a schedule get
@@ -77,6 +78,22 @@ public struct SchedulingStore: Sendable {
         guard care.fertilizer.activeMonths.allSatisfy({ (1...12).contains($0) }) else {
             throw SchedulingError(.invalidArgument, "care_info.fertilizer.active_months are months 1–12")
         }
+    }
+
+    /// Counts, at start-up, the schedules whose care values today's limits refuse and the tasks whose times lie
+    /// outside proto3's Timestamp range. Both are planned and read clamped, never refused and never fatal.
+    static func auditStoredValues(_ db: Database) throws -> (schedules: Int, tasks: Int) {
+        let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule").filter { message in
+            guard let schedule = try? Schedule(serializedBytes: message) else { return true }
+            return (try? validateCareLimits(schedule.careInfo)) == nil
+        }.count
+        let low = Double(WireTimestamp.minimumSeconds)
+        let high = Double(WireTimestamp.maximumSeconds) + 1
+        let tasks = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM task WHERE NOT (remindAt < 0 OR (remindAt >= \(low) AND remindAt < \(high)))
+               OR (completedAt IS NOT NULL AND NOT (completedAt >= \(low) AND completedAt < \(high)))
+            """) ?? 0
+        return (schedules, tasks)
     }
 
     public func schedule(plantID: String, owner: String) async throws -> Schedule {
