@@ -67,19 +67,27 @@ extension SchedulePreferences {
         }
         avoidWeekdays = Set(wire.avoidWeekdays.map(Int.init))
         guard wire.remindDaysBefore <= 14 else { throw SchedulingError(.invalidArgument, "remind_days_before is at most 14") }
-        guard wire.taskTypes.count <= 32, wire.taskTypes.allSatisfy({ TaskRows.kind($0.type.rawValue) != nil }) else {
-            throw SchedulingError(.invalidArgument, "task_types: at most 32 entries, each of a known task type")
-        }
-        guard wire.plantNotifications.count <= 10_000, wire.plantNotifications.keys.allSatisfy({ (1...200).contains($0.count) }) else {
-            throw SchedulingError(.invalidArgument, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
-        }
-        if wire.hasLatitude, !(wire.latitude.isFinite && (-90...90).contains(wire.latitude)) {
-            throw SchedulingError(.invalidArgument, "latitude must be from -90 to 90")
-        }
         remindDaysBefore = Int(wire.remindDaysBefore)
         groupWatering = wire.groupWateringDays
         seasonalAdjustment = wire.seasonalAdjustment
         if wire.hasLatitude { hemisphere = Hemisphere(latitude: wire.latitude) }
+    }
+}
+
+extension Plantguide_Scheduling_V1_Preferences {
+    /// Checks what a caller sends beyond what planning reads (``SchedulePreferences/init(wire:)``): limits that
+    /// stored preferences of older versions may exceed and must still be readable with.
+    /// - Throws: INVALID_ARGUMENT naming the field.
+    func validateLimits() throws {
+        guard taskTypes.count <= 32, taskTypes.allSatisfy({ TaskRows.kind($0.type.rawValue) != nil }) else {
+            throw SchedulingError(.invalidArgument, "task_types: at most 32 entries, each of a known task type")
+        }
+        guard plantNotifications.count <= 10_000, plantNotifications.keys.allSatisfy({ (1...200).contains($0.count) }) else {
+            throw SchedulingError(.invalidArgument, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
+        }
+        if hasLatitude, !(latitude.isFinite && (-90...90).contains(latitude)) {
+            throw SchedulingError(.invalidArgument, "latitude must be from -90 to 90")
+        }
     }
 }
 

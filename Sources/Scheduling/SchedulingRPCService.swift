@@ -126,6 +126,23 @@ public struct SchedulingRPCService: RPCService {
             let ics = try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID())
             return .with { $0.ics = ics }
         }
+        router.register(Methods.listSchedules) { request, context in
+            let (schedules, next) = try await store.schedules(
+                pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
+            return .with { $0.schedules = schedules; $0.nextPageToken = next }
+        }
+        router.register(Methods.renamePlant) { request, context in
+            let schedule = try await store.rename(plantID: request.plantID, to: request.plantName, owner: try context.requireUserID())
+            return .with { $0.schedule = schedule }
+        }
+        router.register(Methods.getPlantTaskCounts) { request, context in
+            let counts = try await store.taskCounts(plantIDs: request.plantIds, owner: try context.requireUserID())
+            return .with { $0.counts = counts }
+        }
+        router.register(Methods.deleteUserData) { _, context in
+            let (schedules, tasks) = try await store.deleteAll(owner: try context.requireUserID())
+            return .with { $0.schedulesDeleted = UInt32(clamping: schedules); $0.tasksDeleted = UInt32(clamping: tasks) }
+        }
     }
 
 }

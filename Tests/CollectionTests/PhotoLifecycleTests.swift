@@ -73,6 +73,25 @@ struct PhotoLifecycleTests {
         #expect(acknowledged == 1_000 && notFound == 0)
     }
 
+    @Test("200 rounds of PutPhoto racing DeletePlant of the same plant: each upload is OK or NOT_FOUND, never UNKNOWN")
+    func uploadRacingDeleteOfItsPlant() async throws {
+        let jpeg = try TestImages.jpeg(TestImages.gradient(width: 24, height: 16))
+        var codes: [String: Int] = [:]
+        for round in 0..<200 {
+            _ = try await call(Methods.addPlant, .with { $0.plant.id = "p\(round)"; $0.plant.scientificName = "Ficus lyrata" }, as: "a")
+            async let deletion = call(Methods.deletePlant, .with { $0.id = "p\(round)" }, as: "a")
+            async let upload = call(Methods.putPhoto, .with { $0.plantID = "p\(round)"; $0.data = jpeg }, as: "a")
+            _ = try await deletion
+            do {
+                _ = try await upload
+                codes["OK", default: 0] += 1
+            } catch let error as RPCError {
+                codes[error.code.name, default: 0] += 1
+            }
+        }
+        #expect(Set(codes.keys).isSubset(of: ["OK", "NOT_FOUND"]), "\(codes)")
+    }
+
     @Test("the last reference removed takes the files; a shared photo stays while anyone shows it")
     func lastReferenceRemovesFiles() async throws {
         let jpeg = try TestImages.jpeg(TestImages.gradient(width: 40, height: 30))

@@ -94,7 +94,11 @@ enum FuzzCorpus {
             seed(M.registerWebhook, .with { $0.id = "w1"; $0.url = "http://127.0.0.1:9/hook"; $0.secret = "s3cret-s3cret" }),
             seed(M.deleteWebhook, .with { $0.id = "w1" }),
             seed(M.getCalendar, .with { $0.days = 30 }),
+            seed(M.listSchedules, .with { $0.pageSize = 2 }),
+            seed(M.renamePlant, .with { $0.plantID = "p1"; $0.plantName = "Fernando" }),
+            seed(M.getPlantTaskCounts, .with { $0.plantIds = ["p1", "p2"] }),
             seed(M.deletePlantSchedules, .with { $0.plantID = "p2" }),
+            seed(M.deleteUserData, .init()),
         ]
     }
 

@@ -337,8 +337,32 @@ public enum Plantguide_Scheduling_V1_SchedulingService {
         isIdempotent: true
     )
 
+    /// `/plantguide.scheduling.v1.SchedulingService/ListSchedules` (idempotent)
+    public static let listSchedules = RPCMethod<Plantguide_Scheduling_V1_ListSchedulesRequest, Plantguide_Scheduling_V1_ListSchedulesResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/ListSchedules",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/RenamePlant` (idempotent)
+    public static let renamePlant = RPCMethod<Plantguide_Scheduling_V1_RenamePlantRequest, Plantguide_Scheduling_V1_RenamePlantResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/RenamePlant",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/GetPlantTaskCounts` (idempotent)
+    public static let getPlantTaskCounts = RPCMethod<Plantguide_Scheduling_V1_GetPlantTaskCountsRequest, Plantguide_Scheduling_V1_GetPlantTaskCountsResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/GetPlantTaskCounts",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/DeleteUserData` (idempotent)
+    public static let deleteUserData = RPCMethod<Plantguide_Scheduling_V1_DeleteUserDataRequest, Plantguide_Scheduling_V1_DeleteUserDataResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/DeleteUserData",
+        isIdempotent: true
+    )
+
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, getCalendar]
+    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, getCalendar, listSchedules, renamePlant, getPlantTaskCounts, deleteUserData]
 }
 
 /// Every method of every PlantGuide service, for tools that call methods by path (`plantguide rpc call`).

@@ -666,6 +666,7 @@ public nonisolated struct Plantguide_Caredata_V1_WateringSchedule: Sendable {
   public var frequency: Plantguide_Caredata_V1_WateringFrequency = .unspecified
 
   /// Days between waterings in the growing season (derived from `frequency` unless the source says otherwise).
+  /// The scheduling service takes at most 365 (INVALID_ARGUMENT beyond).
   public var intervalDays: UInt32 = 0
 
   public var amount: Plantguide_Caredata_V1_WateringAmount = .unspecified
@@ -685,7 +686,8 @@ public nonisolated struct Plantguide_Caredata_V1_SeasonalAdjustment: Sendable {
 
   public var season: Plantguide_Caredata_V1_Season = .unspecified
 
-  /// Multiplier of the watering interval in that season (1.0 = unchanged, 2.0 = half as often).
+  /// Multiplier of the watering interval in that season (1.0 = unchanged, 2.0 = half as often). The scheduling
+  /// service takes 0 (no adjustment) or 0.1 to 12; anything else, NaN and infinities included, is INVALID_ARGUMENT.
   public var intervalMultiplier: Double = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

@@ -198,7 +198,10 @@ public nonisolated struct Plantguide_Rpc_V1_RpcRequest: Sendable {
   /// answered RESOURCE_EXHAUSTED without being parsed.
   public var metadata: Dictionary<String,String> = [:]
 
-  /// The serialized request message of `method`.
+  /// The serialized request message of `method`. Every service validates it before use: a google.protobuf.Timestamp
+  /// outside proto3's range (0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, nanos 0 to 999,999,999), an unknown
+  /// enum value where a known one is needed, or a number beyond a limit its field states is INVALID_ARGUMENT with
+  /// a message naming the field. No input makes a service answer UNKNOWN.
   public var payload: Data = Data()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

@@ -73,7 +73,7 @@ public final class ReminderDispatcher: Sendable {
                 let owner: String = row["ownerID"]
                 let task = TaskRows.task(row)
                 let remindAt: Double = row["remindAt"]
-                let id = "r:\(owner):\(task.id):\(Int(remindAt))"
+                let id = "r:\(owner):\(task.id):\(Int64(min(max(remindAt, 0), Double(WireTimestamp.maximumSeconds))))"
                 let name = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, task.plantID])
                     .map { try Plantguide_Scheduling_V1_Schedule(serializedBytes: $0).plantName } ?? task.plantID
                 let reminder = Reminder.with {

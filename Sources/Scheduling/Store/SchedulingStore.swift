@@ -30,6 +30,7 @@ public struct SchedulingStore: Sendable {
     /// - Returns: the stored preferences and how many plants were planned again.
     public func putPreferences(_ preferences: Preferences, owner: String) async throws -> (Preferences, Int) {
         _ = try SchedulePreferences(wire: preferences)  // validate before writing
+        try preferences.validateLimits()
         let time = now()
         return try await writer.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import PlantGuideProtos
+import PlantGuideTestSupport
+@testable import Scheduling
+import Testing
+
+/// The methods the app's screens need over a user's whole set of schedules: list, rename, counts per plant,
+/// delete everything.
+@Suite("Scheduling: a user's schedules as a whole", .cleansUp)
+struct UserSchedulesTests {
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))  // 2026-06-01 07:00 UTC
+    let database: DatabasePool
+    let store: SchedulingStore
+
+    init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("user-schedules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestResources.track(folder: folder)
+        database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+        let clock = self.clock
+        store = SchedulingStore(writer: database, now: { clock.now })
+    }
+
+    private func put(_ plant: String, owner: String = "a") async throws {
+        _ = try await store.putSchedule(.with {
+            $0.plantID = plant
+            $0.plantName = "Monty \(plant)"
+            $0.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .weekly; $0.fertilizer.frequency = .none }
+        }, owner: owner)
+    }
+
+    @Test("ListSchedules pages through every schedule in plant order, without repeats; bad pages are refused")
+    func listSchedules() async throws {
+        for plant in ["p3", "p1", "p5", "p2", "p4"] { try await put(plant) }
+        try await put("q1", owner: "b")
+        var seen: [String] = []
+        var token = ""
+        var pages = 0
+        repeat {
+            let (page, next) = try await store.schedules(pageSize: 2, pageToken: token, owner: "a")
+            seen += page.map(\.plantID)
+            token = next
+            pages += 1
+        } while !token.isEmpty && pages < 10
+        #expect(seen == ["p1", "p2", "p3", "p4", "p5"] && pages == 3)
+        await #expect(throws: SchedulingError.self) { _ = try await store.schedules(pageSize: 501, pageToken: "", owner: "a") }
+        await #expect(throws: SchedulingError.self) { _ = try await store.schedules(pageSize: 2, pageToken: "o4", owner: "a") }
+    }
+
+    @Test("RenamePlant changes the name, and reminders collected afterwards carry it")
+    func rename() async throws {
+        try await put("p1")
+        let renamed = try await store.rename(plantID: "p1", to: "  Fernando  ", owner: "a")
+        #expect(renamed.plantName == "Fernando")
+        await #expect(throws: SchedulingError.self) { _ = try await store.rename(plantID: "p1", to: " ", owner: "a") }
+        await #expect(throws: SchedulingError.self) { _ = try await store.rename(plantID: "nope", to: "Fern", owner: "a") }
+        clock.advance(seconds: 3_600)  // 08:00, the watering reminder is due
+        let clock = self.clock
+        _ = try await ReminderDispatcher(writer: database, publisher: nil, now: { clock.now }).runOnce()
+        let messages = try await database.read { db in try Data.fetchAll(db, sql: "SELECT message FROM reminder") }
+        let names = try messages.map { try Plantguide_Scheduling_V1_Reminder(serializedBytes: $0).plantName }
+        #expect(names == ["Fernando"])
+    }
+
+    @Test("GetPlantTaskCounts counts overdue, today and upcoming per plant, with zeros for plants asked for")
+    func counts() async throws {
+        try await put("p1")
+        try await put("p2")
+        clock.advance(seconds: 2 * 86_400)  // two days on: the first waterings are overdue
+        let all = try await store.taskCounts(plantIDs: [], owner: "a")
+        #expect(Set(all.keys) == ["p1", "p2"])
+        #expect(all["p1"]?.overdue == 1 && all["p1"]?.today == 0 && (all["p1"]?.upcoming ?? 0) >= 3)
+        let some = try await store.taskCounts(plantIDs: ["p2", "unknown"], owner: "a")
+        #expect(Set(some.keys) == ["p2", "unknown"] && some["unknown"] == .init() && some["p2"]?.overdue == 1)
+        await #expect(throws: SchedulingError.self) {
+            _ = try await store.taskCounts(plantIDs: (0...1_000).map { "p\($0)" }, owner: "a")
+        }
+    }
+
+    @Test("DeleteUserData removes schedules, tasks, reminders, webhooks and preferences of the caller only")
+    func deleteUserData() async throws {
+        try await put("p1")
+        try await put("p2")
+        try await put("q1", owner: "b")
+        _ = try await store.putPreferences(.with { $0.notifyTime = "06:30"; $0.timeZone = "Europe/Berlin" }, owner: "a")
+        try await store.registerWebhook(id: "h1", url: "http://127.0.0.1:9/hook", secret: "0123456789abcdef-secret", owner: "a")
+        let (schedules, tasks) = try await store.deleteAll(owner: "a")
+        #expect(schedules == 2 && tasks > 0)
+        #expect(try await store.schedules(pageSize: 0, pageToken: "", owner: "a").0.isEmpty)
+        let preferences = try await store.preferences(owner: "a")
+        #expect(preferences.notifyTime == "08:00" && preferences.timeZone == "UTC", "back to the defaults")
+        let left = try await database.read { db in
+            try (Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook WHERE ownerID = 'a'") ?? -1,
+                 Int.fetchOne(db, sql: "SELECT COUNT(*) FROM task WHERE ownerID = 'a'") ?? -1)
+        }
+        #expect(left == (0, 0))
+        #expect(try await store.schedules(pageSize: 0, pageToken: "", owner: "b").0.map(\.plantID) == ["q1"])
+        #expect(try await store.deleteAll(owner: "a") == (0, 0))
+    }
+}
