@@ -124,6 +124,13 @@ public struct CollectionRPCService: RPCService {
                 $0.contentSha256 = sha
             }
         }
+        router.register(Methods.deletePhoto) { request, context in
+            let (deleted, filesRemoved) = try await photos.delete(sha: request.sha256, plantID: request.plantID, owner: try context.requireUserID())
+            return .with {
+                $0.deleted = deleted
+                $0.filesRemoved = filesRemoved
+            }
+        }
         router.register(Methods.addIdentification) { request, context in
             let (record, created) = try await history.add(request.identification, owner: try context.requireUserID())
             return .with {

@@ -108,6 +108,29 @@ struct PhotoLifecycleTests {
         #expect(photoFiles.isEmpty)
     }
 
+    @Test("DeletePhoto takes a photo off one plant; the files go with the last plant that shows it")
+    func deletePhoto() async throws {
+        let jpeg = try TestImages.jpeg(TestImages.gradient(width: 40, height: 30))
+        var sha = ""
+        for user in ["a", "b"] {
+            _ = try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }, as: user)
+            sha = try await call(Methods.putPhoto, .with { $0.plantID = "p1"; $0.data = jpeg }, as: user).photo.sha256
+        }
+        let first = try await call(Methods.deletePhoto, .with { $0.plantID = "p1"; $0.sha256 = sha }, as: "a")
+        #expect(first.deleted && !first.filesRemoved && photoFiles.count == 3)
+        let gone = await router.invoke(Methods.getPhoto.path, payload: try Plantguide_Collection_V1_GetPhotoRequest.with {
+            $0.sha256 = sha
+        }.serializedData(), metadata: [RPCServerContext.userIDKey: "a"])
+        #expect(gone.error?.code == .notFound)
+        let last = try await call(Methods.deletePhoto, .with { $0.plantID = "p1"; $0.sha256 = sha }, as: "b")
+        #expect(last.deleted && last.filesRemoved && photoFiles.isEmpty)
+        let again = try await call(Methods.deletePhoto, .with { $0.plantID = "p1"; $0.sha256 = sha }, as: "b")
+        #expect(!again.deleted && !again.filesRemoved)
+        await #expect(throws: RPCError.self) {
+            _ = try await call(Methods.deletePhoto, .with { $0.plantID = "p1"; $0.sha256 = "../../x" }, as: "b")
+        }
+    }
+
     @Test("files no row references (an upload or import killed before its commit) are swept at start-up")
     func orphanSweep() async throws {
         let kept = try TestImages.jpeg(TestImages.gradient(width: 40, height: 30))

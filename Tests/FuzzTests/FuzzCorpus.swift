@@ -39,6 +39,7 @@ enum FuzzCorpus {
             seed(M.getStatistics, .init()),
             seed(M.putPhoto, .with { $0.plantID = "p1"; $0.data = jpeg; $0.kind = .captured }),
             seed(M.getPhoto, .with { $0.sha256 = String(repeating: "ab", count: 32); $0.thumbnailSize = 256 }),
+            seed(M.deletePhoto, .with { $0.plantID = "p2"; $0.sha256 = String(repeating: "ab", count: 32) }),
             seed(M.addIdentification, .with {
                 $0.identification.id = "i1"
                 $0.identification.plantID = "p1"

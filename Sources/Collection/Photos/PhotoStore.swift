@@ -88,6 +88,23 @@ public struct PhotoStore: Sendable {
         }
     }
 
+    /// Takes photo `sha` off plant `plantID` of `owner`; when no plant of anyone shows it any more, its row and
+    /// files go too (decided and done under the write lock, as ``removeFiles(of:)`` does).
+    /// - Returns: whether the plant showed it, and whether its files were removed.
+    public func delete(sha: String, plantID: String, owner: String) async throws -> (deleted: Bool, filesRemoved: Bool) {
+        guard ContentHash.isValid(sha) else { throw CollectionError(.invalidArgument, "sha256 must be 64 lower-case hex digits") }
+        let files = self.files
+        return try await writer.write { db in
+            try db.execute(sql: "DELETE FROM plantPhoto WHERE ownerID = ? AND plantID = ? AND sha256 = ?", arguments: [owner, plantID, sha])
+            guard db.changesCount > 0 else { return (false, false) }
+            let shown = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plantPhoto WHERE sha256 = ?)", arguments: [sha]) ?? true
+            guard !shown else { return (true, false) }
+            try db.execute(sql: "DELETE FROM photo WHERE sha256 = ?", arguments: [sha])
+            files.remove(sha)
+            return (true, true)
+        }
+    }
+
     /// Deletes the files of photos that no row references, deciding and removing under the database's write
     /// lock: an upload of the same bytes either committed first (and its row keeps the files) or commits after
     /// (and, finding them gone, writes them again). An acknowledged photo is never lost.

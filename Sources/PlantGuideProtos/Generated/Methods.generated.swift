@@ -106,6 +106,12 @@ public enum Plantguide_Collection_V1_CollectionService {
         isIdempotent: true
     )
 
+    /// `/plantguide.collection.v1.CollectionService/DeletePhoto` (idempotent)
+    public static let deletePhoto = RPCMethod<Plantguide_Collection_V1_DeletePhotoRequest, Plantguide_Collection_V1_DeletePhotoResponse>(
+        path: "/plantguide.collection.v1.CollectionService/DeletePhoto",
+        isIdempotent: true
+    )
+
     /// `/plantguide.collection.v1.CollectionService/AddIdentification` (idempotent)
     public static let addIdentification = RPCMethod<Plantguide_Collection_V1_AddIdentificationRequest, Plantguide_Collection_V1_AddIdentificationResponse>(
         path: "/plantguide.collection.v1.CollectionService/AddIdentification",
@@ -149,7 +155,7 @@ public enum Plantguide_Collection_V1_CollectionService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [addPlant, getPlant, updatePlant, deletePlant, listPlants, setFavorite, searchPlants, suggestNames, getStatistics, putPhoto, getPhoto, addIdentification, listIdentifications, addJournalEvent, listJournalEvents, exportCollection, importCollection, deleteUserData]
+    public static let methods: [any AnyRPCMethod] = [addPlant, getPlant, updatePlant, deletePlant, listPlants, setFavorite, searchPlants, suggestNames, getStatistics, putPhoto, getPhoto, deletePhoto, addIdentification, listIdentifications, addJournalEvent, listJournalEvents, exportCollection, importCollection, deleteUserData]
 }
 
 /// Methods of `plantguide.gateway.v1.GatewayService` (plantguide/gateway/v1/gateway.proto).
