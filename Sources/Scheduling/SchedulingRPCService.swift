@@ -110,7 +110,8 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.preferences = preferences }
         }
         router.register(Methods.putPreferences) { request, context in
-            let (preferences, replanned) = try await store.putPreferences(request.preferences, owner: try context.requireUserID())
+            let (preferences, replanned) = try await store.putPreferences(
+                request.preferences, mask: request.updateMask, owner: try context.requireUserID())
             return .with { $0.preferences = preferences; $0.remindersReplanned = UInt32(replanned) }
         }
         router.register(Methods.registerWebhook) { request, context in

@@ -98,4 +98,25 @@ struct UserSchedulesTests {
         #expect(try await store.schedules(pageSize: 0, pageToken: "", owner: "b").0.map(\.plantID) == ["q1"])
         #expect(try await store.deleteAll(owner: "a") == (0, 0))
     }
+
+    @Test("PutPreferences with a mask changes only the named fields; without one an empty time zone keeps the stored zone")
+    func preferencesMask() async throws {
+        _ = try await store.putPreferences(.with {
+            $0.notifyTime = "06:30"
+            $0.timeZone = "Europe/Berlin"
+            $0.taskTypes = [.with { $0.type = .repotting; $0.enabled = true }]
+        }, owner: "a")
+        let (masked, _) = try await store.putPreferences(.with { $0.notifyTime = "07:15"; $0.timeZone = "Asia/Tokyo" },
+                                                         mask: .init(protoPaths: ["notifyTime"]), owner: "a")
+        #expect(masked.notifyTime == "07:15" && masked.timeZone == "Europe/Berlin" && masked.taskTypes.count == 1)
+        let (replaced, _) = try await store.putPreferences(.with { $0.groupWateringDays = true }, owner: "a")
+        #expect(replaced.timeZone == "Europe/Berlin" && replaced.notifyTime == "07:15", "empty means keep, never UTC")
+        #expect(replaced.taskTypes.isEmpty && replaced.groupWateringDays, "the rest is replaced")
+        #expect(try await store.preferences(owner: "a") == replaced)
+        let fresh = try await store.putPreferences(.with { $0.remindDaysBefore = 1 }, mask: .init(protoPaths: ["remind_days_before"]), owner: "b").0
+        #expect(fresh.timeZone == "UTC" && fresh.notifyTime == "08:00" && fresh.remindDaysBefore == 1, "a new user's defaults")
+        await #expect(throws: SchedulingError.self) {
+            _ = try await store.putPreferences(.init(), mask: .init(protoPaths: ["owner"]), owner: "a")
+        }
+    }
 }

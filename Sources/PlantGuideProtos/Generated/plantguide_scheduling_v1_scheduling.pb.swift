@@ -850,11 +850,27 @@ public nonisolated struct Plantguide_Scheduling_V1_PutPreferencesRequest: Sendab
   /// Clears the value of `preferences`. Subsequent reads from it will return its default value.
   public mutating func clearPreferences() {self._preferences = nil}
 
+  /// The fields of `preferences` to change (snake_case or lowerCamelCase paths: notify_time, time_zone,
+  /// avoid_weekdays, remind_days_before, group_watering_days, seasonal_adjustment, latitude, task_types,
+  /// plant_notifications); the others keep their stored values. Without a mask the whole message replaces the
+  /// stored one, except that an empty notify_time or time_zone keeps the stored value: an empty time zone never
+  /// silently means UTC once a user has set one (a new user's preferences are notify_time "08:00", time_zone
+  /// "UTC", seasonal_adjustment true, watering and fertilising reminders on). An unknown path is INVALID_ARGUMENT.
+  public var updateMask: SwiftProtobuf.Google_Protobuf_FieldMask {
+    get {_updateMask ?? SwiftProtobuf.Google_Protobuf_FieldMask()}
+    set {_updateMask = newValue}
+  }
+  /// Returns true if `updateMask` has been explicitly set.
+  public var hasUpdateMask: Bool {self._updateMask != nil}
+  /// Clears the value of `updateMask`. Subsequent reads from it will return its default value.
+  public mutating func clearUpdateMask() {self._updateMask = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _preferences: Plantguide_Scheduling_V1_Preferences? = nil
+  fileprivate var _updateMask: SwiftProtobuf.Google_Protobuf_FieldMask? = nil
 }
 
 public nonisolated struct Plantguide_Scheduling_V1_PutPreferencesResponse: Sendable {
@@ -2299,7 +2315,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetPreferencesResponse: SwiftProt
 
 nonisolated extension Plantguide_Scheduling_V1_PutPreferencesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PutPreferencesRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}preferences\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}preferences\0\u{3}update_mask\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2308,6 +2324,7 @@ nonisolated extension Plantguide_Scheduling_V1_PutPreferencesRequest: SwiftProto
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._preferences) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._updateMask) }()
       default: break
       }
     }
@@ -2321,11 +2338,15 @@ nonisolated extension Plantguide_Scheduling_V1_PutPreferencesRequest: SwiftProto
     try { if let v = self._preferences {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
     } }()
+    try { if let v = self._updateMask {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_PutPreferencesRequest, rhs: Plantguide_Scheduling_V1_PutPreferencesRequest) -> Bool {
     if lhs._preferences != rhs._preferences {return false}
+    if lhs._updateMask != rhs._updateMask {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

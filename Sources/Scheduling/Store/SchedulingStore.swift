@@ -26,13 +26,16 @@ public struct SchedulingStore: Sendable {
         try await writer.read { db in try Self.preferences(db, owner: owner) }
     }
 
-    /// Replaces the preferences and plans every schedule of the owner again.
+    /// Changes the preferences and plans every schedule of the owner again: the fields named in `mask`, or, with
+    /// an empty mask, all of them but an empty notify time or time zone (which keep their stored values).
     /// - Returns: the stored preferences and how many plants were planned again.
-    public func putPreferences(_ preferences: Preferences, owner: String) async throws -> (Preferences, Int) {
-        _ = try SchedulePreferences(wire: preferences)  // validate before writing
-        try preferences.validateLimits()
+    public func putPreferences(_ incoming: Preferences, mask: Google_Protobuf_FieldMask = .init(), owner: String) async throws -> (Preferences, Int) {
+        let paths = try mask.paths.map(Self.preferencePath(for:))
         let time = now()
         return try await writer.write { db in
+            let preferences = Self.merge(incoming, into: try Self.preferences(db, owner: owner), paths: paths)
+            _ = try SchedulePreferences(wire: preferences)  // validate before writing
+            try preferences.validateLimits()
             try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])
             let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner])
             for message in schedules {
@@ -194,6 +197,47 @@ public struct SchedulingStore: Sendable {
     static func enabled(_ kind: CareTaskKind, _ preferences: Preferences) -> Bool {
         if let choice = preferences.taskTypes.first(where: { $0.type == TaskRows.wireKind(kind) }) { return choice.enabled }
         return kind == .watering || kind == .fertilizing
+    }
+
+    /// The snake_case name of a mask path, or INVALID_ARGUMENT.
+    static func preferencePath(for path: String) throws -> String {
+        let known = ["notify_time", "time_zone", "avoid_weekdays", "remind_days_before", "group_watering_days",
+                     "seasonal_adjustment", "latitude", "task_types", "plant_notifications"]
+        let snake = path.reduce(into: "") { name, character in
+            if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
+        }
+        guard known.contains(snake) else {
+            throw SchedulingError(.invalidArgument, "update_mask: unknown path '\(path)'; use \(known.joined(separator: ", "))")
+        }
+        return snake
+    }
+
+    /// `incoming` over `stored`: only `paths` when there are any; otherwise everything but an empty notify time or
+    /// time zone.
+    static func merge(_ incoming: Preferences, into stored: Preferences, paths: [String]) -> Preferences {
+        guard !paths.isEmpty else {
+            var merged = incoming
+            if merged.notifyTime.isEmpty { merged.notifyTime = stored.notifyTime }
+            if merged.timeZone.isEmpty { merged.timeZone = stored.timeZone }
+            return merged
+        }
+        var merged = stored
+        for path in paths {
+            switch path {
+            case "notify_time": merged.notifyTime = incoming.notifyTime.isEmpty ? stored.notifyTime : incoming.notifyTime
+            case "time_zone": merged.timeZone = incoming.timeZone.isEmpty ? stored.timeZone : incoming.timeZone
+            case "avoid_weekdays": merged.avoidWeekdays = incoming.avoidWeekdays
+            case "remind_days_before": merged.remindDaysBefore = incoming.remindDaysBefore
+            case "group_watering_days": merged.groupWateringDays = incoming.groupWateringDays
+            case "seasonal_adjustment": merged.seasonalAdjustment = incoming.seasonalAdjustment
+            case "latitude":
+                if incoming.hasLatitude { merged.latitude = incoming.latitude } else { merged.clearLatitude() }
+            case "task_types": merged.taskTypes = incoming.taskTypes
+            case "plant_notifications": merged.plantNotifications = incoming.plantNotifications
+            default: break  // preferencePath(for:) admits no other
+            }
+        }
+        return merged
     }
 
     static func preferences(_ db: Database, owner: String) throws -> Preferences {
