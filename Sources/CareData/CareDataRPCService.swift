@@ -26,14 +26,18 @@ public struct CareDataRPCService: RPCService {
 
         router.register(Methods.getCareInfo) { request, _ in
             let care: CareInfo
-            switch request.key {
-            case .scientificName(let name)?:
-                care = try await provider.careInfo(scientificName: name)
-            case .trefleID(let id)?:
-                guard id > 0 else { throw RPCError(.invalidArgument, "trefle_id must be positive") }
-                care = try await provider.careInfo(trefleID: Int(id))
-            case nil:
-                throw RPCError(.invalidArgument, "give scientific_name or trefle_id")
+            do {
+                switch request.key {
+                case .scientificName(let name)?:
+                    care = try await provider.careInfo(scientificName: name)
+                case .trefleID(let id)?:
+                    guard id > 0 else { throw RPCError(.invalidArgument, "trefle_id must be positive") }
+                    care = try await provider.careInfo(trefleID: Int(id))
+                case nil:
+                    throw RPCError(.invalidArgument, "give scientific_name or trefle_id")
+                }
+            } catch let error as CareDataError where error.code == .notFound && request.allowGeneric {
+                care = CareInfo.generic(scientificName: ScientificName(request.scientificName)?.canonical ?? "", why: error.message)
             }
             return .with { $0.careInfo = Plantguide_Caredata_V1_CareInfo(care) }
         }

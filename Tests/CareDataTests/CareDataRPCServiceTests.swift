@@ -74,6 +74,20 @@ struct CareDataRPCServiceTests {
         await server.shutdown()
     }
 
+    @Test("with allow_generic an unknown species gets a generic profile marked DEFAULT, with a note saying so")
+    func genericProfile() async throws {
+        let (server, client, _) = try start()
+        defer { client.close() }
+        let generic = try await client.call(Methods.getCareInfo, .with { $0.scientificName = "xyzzy  Plugh"; $0.allowGeneric = true }).careInfo
+        #expect(generic.source == .default && generic.scientificName == "Xyzzy plugh")
+        #expect(generic.notes.first?.hasPrefix("Generic houseplant care") == true && generic.notes.first?.contains("Xyzzy plugh") == true)
+        #expect(generic.watering.frequency == .weekly && generic.genus.isEmpty)
+        // A known species is unaffected by the flag.
+        let known = try await client.call(Methods.getCareInfo, .with { $0.scientificName = "Sorbus aucuparia"; $0.allowGeneric = true }).careInfo
+        #expect(known.source == .trefle)
+        await server.shutdown()
+    }
+
     @Test("SearchSpecies merges the catalog's matches and Trefle's without repeats, page by page")
     func search() async throws {
         let (server, client, _) = try start()

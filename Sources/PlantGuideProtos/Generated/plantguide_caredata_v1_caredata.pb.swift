@@ -46,6 +46,10 @@ public nonisolated struct Plantguide_Caredata_V1_GetCareInfoRequest: Sendable {
     set {key = .trefleID(newValue)}
   }
 
+  /// When nothing knows the species, answer a generic houseplant profile (source DEFAULT, no genus or family,
+  /// a note saying it is generic and why) instead of NOT_FOUND, so that every saved plant can get a schedule.
+  public var allowGeneric: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Key: Equatable, Sendable {
@@ -227,7 +231,7 @@ fileprivate nonisolated let _protobuf_package = "plantguide.caredata.v1"
 
 nonisolated extension Plantguide_Caredata_V1_GetCareInfoRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetCareInfoRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}trefle_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}trefle_id\0\u{3}allow_generic\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -251,6 +255,7 @@ nonisolated extension Plantguide_Caredata_V1_GetCareInfoRequest: SwiftProtobuf.M
           self.key = .trefleID(v)
         }
       }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.allowGeneric) }()
       default: break
       }
     }
@@ -272,11 +277,15 @@ nonisolated extension Plantguide_Caredata_V1_GetCareInfoRequest: SwiftProtobuf.M
     }()
     case nil: break
     }
+    if self.allowGeneric != false {
+      try visitor.visitSingularBoolField(value: self.allowGeneric, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Caredata_V1_GetCareInfoRequest, rhs: Plantguide_Caredata_V1_GetCareInfoRequest) -> Bool {
     if lhs.key != rhs.key {return false}
+    if lhs.allowGeneric != rhs.allowGeneric {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
