@@ -41,7 +41,7 @@ struct ICalendarTests {
             #expect(read["summary"] as? String == event.summary)
             #expect(read["description"] as? String == event.description)
             #expect(read["start"] as? String == event.due.description)
-            #expect(read["alarm"] as? Double == event.alarmAt.timeIntervalSince1970)
+            #expect(read["alarm"] as? Double == event.alarmAt?.timeIntervalSince1970)
         }
         #expect(ics.split(separator: "\r\n", omittingEmptySubsequences: false).allSatisfy { $0.utf8.count <= 75 })
         #expect(!ics.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every line ends in CRLF")

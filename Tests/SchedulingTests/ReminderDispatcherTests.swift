@@ -111,6 +111,56 @@ struct ReminderDispatcherTests {
         publisher.close()
     }
 
+    @Test("a type's toggle turned off stops scheduled, snoozed and one-off reminders, webhook retries and calendar alarms; on again, they come back")
+    func toggleStopsEveryPath() async throws {
+        let calls = Atomic<Int>(0)
+        let failing = Atomic<Bool>(true)
+        let hook = try FakeHTTPServer { _ in
+            calls.add(1, ordering: .relaxed)
+            return failing.load(ordering: .relaxed) ? .reply(status: 500) : .reply(status: 200)
+        }
+        try await prepare(hook: hook)  // p1 watered weekly: a reminder today at 08:00, and a webhook of user a
+        let dispatcher = dispatcher(nil)
+        func setWatering(_ on: Bool) async throws {
+            _ = try await store.putPreferences(.with { $0.taskTypes = [.with { $0.type = .watering; $0.enabled = on }] },
+                                               mask: .init(protoPaths: ["task_types"]), owner: "a")
+        }
+        func alarms() async throws -> Int { try await store.calendar(days: 30, owner: "a").components(separatedBy: "BEGIN:VALARM").count - 1 }
+        func deliveries(state: Int) async throws -> Int {
+            try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery WHERE state = ?", arguments: [state]) ?? -1 }
+        }
+
+        // A webhook retry in flight: today's reminder is collected, its first delivery fails.
+        clock.advance(seconds: 3_600)  // 08:00
+        _ = try await dispatcher.runOnce()
+        let pendingRetry = try await deliveries(state: 0)
+        #expect(calls.load(ordering: .relaxed) == 1 && pendingRetry == 1)
+        // A snoozed task and a one-off task of the same type, due later today.
+        _ = try await store.add(.with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .watering; $0.dueDate = "2026-06-02" }, owner: "a")
+        #expect(try await alarms() > 0)
+
+        try await setWatering(false)
+        #expect(try await alarms() == 0, "no calendar alarm for a type that is off")
+        clock.advance(seconds: 2 * 86_400)  // 2026-06-03: the retry, the one-off's reminder and more are due
+        _ = try await dispatcher.runOnce()
+        #expect(calls.load(ordering: .relaxed) == 1, "no retry and no new reminder while watering is off")
+        let (cancelled, pending) = (try await deliveries(state: ReminderDispatcher.cancelled), try await deliveries(state: 0))
+        #expect(cancelled == 1 && pending == 0)
+        let snoozed = try await store.snooze(id: "p1|watering|2026-06-08", hours: 1, until: nil, owner: "a")
+        clock.advance(seconds: 2 * 3_600)
+        _ = try await dispatcher.runOnce()
+        #expect(snoozed.state == .snoozed && calls.load(ordering: .relaxed) == 1, "snoozing does not bring the reminder back")
+
+        // On again: reminders due from now on go out, and the calendar alarms are back.
+        failing.store(false, ordering: .relaxed)
+        try await setWatering(true)
+        #expect(try await alarms() > 0)
+        _ = try await store.add(.with { $0.id = "t2"; $0.plantID = "p1"; $0.type = .watering; $0.dueDate = "2026-06-04" }, owner: "a")
+        clock.advance(seconds: 86_400)  // 2026-06-04 10:00: t2's reminder (08:00) is due
+        _ = try await dispatcher.runOnce()
+        #expect(calls.load(ordering: .relaxed) == 2, "the one-off task added after turning it on reminds")
+    }
+
     @Test("a receiver that fails three times and then answers gets the reminder once, after back-off")
     func retries() async throws {
         let calls = Atomic<Int>(0)

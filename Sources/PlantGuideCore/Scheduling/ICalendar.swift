@@ -8,10 +8,10 @@ public struct CalendarEvent: Sendable, Hashable {
     public var description: String
     /// An all-day event on this date.
     public var due: LocalDate
-    /// When the calendar app should alert.
-    public var alarmAt: Date
+    /// When the calendar app should alert; nil for no alert (reminders of the task's type are off).
+    public var alarmAt: Date?
 
-    public init(uid: String, summary: String, description: String = "", due: LocalDate, alarmAt: Date) {
+    public init(uid: String, summary: String, description: String = "", due: LocalDate, alarmAt: Date?) {
         self.uid = uid
         self.summary = summary
         self.description = description
@@ -21,7 +21,7 @@ public struct CalendarEvent: Sendable, Hashable {
 }
 
 /// RFC 5545 iCalendar rendering of care tasks, for a subscription feed any phone calendar can follow: one all-day
-/// VEVENT per task with a VALARM at the reminder instant. Lines end in CRLF and are folded at 75 octets without
+/// VEVENT per task, with a VALARM at the reminder instant when the task reminds. Lines end in CRLF and are folded at 75 octets without
 /// splitting a UTF-8 sequence; text is escaped as the RFC says.
 public enum ICalendar {
     public static func render(_ events: [CalendarEvent], name: String, stamp: Date) -> String {
@@ -40,15 +40,17 @@ public enum ICalendar {
                 "SUMMARY:\(escape(event.summary))",
             ]
             if !event.description.isEmpty { lines.append("DESCRIPTION:\(escape(event.description))") }
-            lines += [
-                "TRANSP:TRANSPARENT",
-                "BEGIN:VALARM",
-                "ACTION:DISPLAY",
-                "DESCRIPTION:\(escape(event.summary))",
-                "TRIGGER;VALUE=DATE-TIME:\(utc(event.alarmAt))",
-                "END:VALARM",
-                "END:VEVENT",
-            ]
+            lines.append("TRANSP:TRANSPARENT")
+            if let alarmAt = event.alarmAt {
+                lines += [
+                    "BEGIN:VALARM",
+                    "ACTION:DISPLAY",
+                    "DESCRIPTION:\(escape(event.summary))",
+                    "TRIGGER;VALUE=DATE-TIME:\(utc(alarmAt))",
+                    "END:VALARM",
+                ]
+            }
+            lines.append("END:VEVENT")
         }
         lines.append("END:VCALENDAR")
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"

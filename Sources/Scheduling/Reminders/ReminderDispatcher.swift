@@ -73,6 +73,13 @@ public final class ReminderDispatcher: Sendable {
                 let owner: String = row["ownerID"]
                 let task = TaskRows.task(row)
                 let remindAt: Double = row["remindAt"]
+                // Toggles as they stand now: a type or plant turned off since planning (or a snoozed or one-off
+                // task of such a type) reminds no one.
+                guard let kind = TaskRows.kind(task.type.rawValue),
+                      try SchedulingStore.reminds(db, owner: owner, plantID: task.plantID, kind: kind) else {
+                    try db.execute(sql: "UPDATE task SET remindedAt = ? WHERE ownerID = ? AND id = ?", arguments: [time, owner, task.id])
+                    continue
+                }
                 let id = "r:\(owner):\(task.id):\(Int64(min(max(remindAt, 0), Double(WireTimestamp.maximumSeconds))))"
                 let name = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, task.plantID])
                     .map { try Plantguide_Scheduling_V1_Schedule(serializedBytes: $0).plantName } ?? task.plantID
@@ -112,6 +119,11 @@ public final class ReminderDispatcher: Sendable {
         }
         var delivered = 0
         for (reminderID, receiver, attempts, owner, message) in due {
+            guard try await stillWanted(message, owner: owner) else {
+                try await mark(reminderID, receiver, state: Self.cancelled, attempts: attempts, next: time,
+                               error: "reminders of this type or plant were turned off")
+                continue
+            }
             do {
                 try await deliver(message, to: receiver, owner: owner, reminderID: reminderID)
                 try await mark(reminderID, receiver, state: 1, attempts: attempts + 1, next: time, error: "")
@@ -123,6 +135,20 @@ public final class ReminderDispatcher: Sendable {
             }
         }
         return delivered
+    }
+
+    /// Delivery states: 0 pending, 1 delivered, 2 dead (out of attempts), 3 cancelled (its toggle was turned off).
+    static let cancelled = 3
+
+    /// Whether the reminder's type and plant still remind its owner (a retry to a failing webhook stops once
+    /// they are turned off).
+    private func stillWanted(_ message: Data, owner: String) async throws -> Bool {
+        guard let reminder = try? Reminder(serializedBytes: message), let kind = TaskRows.kind(reminder.task.type.rawValue) else {
+            return false
+        }
+        return try await writer.read { db in
+            try SchedulingStore.reminds(db, owner: owner, plantID: reminder.task.plantID, kind: kind)
+        }
     }
 
     private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws {

@@ -192,11 +192,12 @@ extension SchedulingStore {
             }
             let tasks = try TaskRows.fetch(db, "ownerID = ? AND state IN (1, 3) AND dueDay BETWEEN ? AND ? ORDER BY dueDay, plantID",
                                            [owner, today.dayNumber, today.adding(days: days).dayNumber])
-            let events = tasks.map { task in
-                CalendarEvent(
+            let events = try tasks.map { task in
+                let reminds = try TaskRows.kind(task.type.rawValue).map { try Self.reminds(db, owner: owner, plantID: task.plantID, kind: $0) } ?? false
+                return CalendarEvent(
                     uid: "\(task.id)@plantguide", summary: "\(Self.verb(task.type)) \(names[task.plantID] ?? task.plantID)",
                     description: task.note, due: LocalDate(parsing: task.dueDate)!,
-                    alarmAt: task.hasRemindAt ? task.remindAt.date : Self.remindAt(LocalDate(parsing: task.dueDate)!, preferences: .init()))
+                    alarmAt: reminds && task.hasRemindAt ? task.remindAt.date : nil)
             }
             return ICalendar.render(events, name: "PlantGuide care", stamp: time)
         }

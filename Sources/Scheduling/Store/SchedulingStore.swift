@@ -193,6 +193,15 @@ public struct SchedulingStore: Sendable {
         }
     }
 
+    /// Whether a task of `kind` of plant `plantID` may remind `owner` now: the plant's notifications and the
+    /// type's toggle, as the preferences stand at this moment. Every path that produces a reminder asks this
+    /// (planning, snoozing, one-off tasks, collecting due reminders, each delivery attempt, the calendar's
+    /// alarms), so a toggle turned off stops every reminder of that type from that moment on.
+    static func reminds(_ db: Database, owner: String, plantID: String, kind: CareTaskKind) throws -> Bool {
+        let preferences = try Self.preferences(db, owner: owner)
+        return (preferences.plantNotifications[plantID] ?? true) && enabled(kind, preferences)
+    }
+
     /// Watering and fertilising remind by default; pruning, repotting and the rest only when turned on.
     static func enabled(_ kind: CareTaskKind, _ preferences: Preferences) -> Bool {
         if let choice = preferences.taskTypes.first(where: { $0.type == TaskRows.wireKind(kind) }) { return choice.enabled }
