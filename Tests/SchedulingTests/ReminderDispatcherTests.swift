@@ -161,6 +161,37 @@ struct ReminderDispatcherTests {
         #expect(calls.load(ordering: .relaxed) == 2, "the one-off task added after turning it on reminds")
     }
 
+    @Test("a reminder more than 12 hours late is not sent (the task stays overdue); one less late is")
+    func lateReminders() async throws {
+        let hook = try FakeHTTPServer { _ in .reply(status: 204) }
+        try await prepare(hook: hook)  // a reminder today at 08:00
+        _ = try await store.add(.with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .watering; $0.dueDate = "2026-06-02" }, owner: "a")
+        clock.advance(seconds: 14 * 3_600)  // 21:00: today's reminder is 13 hours late
+        let (_, firstDelivered) = try await dispatcher(nil).runOnce()
+        #expect(firstDelivered == 0 && hook.requests.isEmpty)
+        let today = try await store.list(.with { $0.view = .today }, owner: "a").tasks
+        #expect(today.contains { $0.id == "p1|watering|2026-06-01" && $0.state == .scheduled }, "the task itself stays open")
+        clock.advance(seconds: 22 * 3_600)  // 2026-06-02 19:00: t1's reminder (08:00) is 11 hours late
+        let (_, secondDelivered) = try await dispatcher(nil).runOnce()
+        #expect(secondDelivered == 1 && hook.requests.count == 1)
+    }
+
+    @Test("a new notify time or time zone re-times the reminders of one-off tasks and of tasks snoozed to a date")
+    func retiming() async throws {
+        let hook = try FakeHTTPServer { _ in .reply(status: 204) }
+        try await prepare(hook: hook)
+        _ = try await store.add(.with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .watering; $0.dueDate = "2026-06-03" }, owner: "a")
+        _ = try await store.snooze(id: "p1|watering|2026-06-01", hours: nil, until: "2026-06-04", owner: "a")
+        _ = try await store.putPreferences(.with { $0.notifyTime = "06:00"; $0.timeZone = "Europe/Berlin" },
+                                           mask: .init(protoPaths: ["notify_time", "time_zone"]), owner: "a")
+        let tasks = try await store.list(.init(), owner: "a").tasks
+        let oneOff = try #require(tasks.first { $0.id == "t1" })
+        let snoozed = try #require(tasks.first { $0.id == "p1|watering|2026-06-01" })
+        // 06:00 in Berlin (UTC+2 in June) is 04:00 UTC.
+        #expect(oneOff.remindAt.seconds == 1_780_459_200)  // 2026-06-03T04:00:00Z
+        #expect(snoozed.remindAt.seconds == 1_780_545_600)  // 2026-06-04T04:00:00Z
+    }
+
     @Test("a receiver that fails three times and then answers gets the reminder once, after back-off")
     func retries() async throws {
         let calls = Atomic<Int>(0)

@@ -772,7 +772,7 @@ public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
   /// ISO weekdays (1 = Monday … 7 = Sunday) on which no task is planned.
   public var avoidWeekdays: [UInt32] = []
 
-  /// Remind this many days before the due date as well (0 = on the day only).
+  /// A task's one reminder comes this many days before its due date, at notify_time (0 = on the day). At most 14.
   public var remindDaysBefore: UInt32 = 0
 
   /// Plan watering of all plants on shared days where intervals allow.
@@ -978,7 +978,10 @@ public nonisolated struct Plantguide_Scheduling_V1_GetCalendarResponse: Sendable
   public init() {}
 }
 
-/// A reminder as published on the PUB socket and POSTed to webhooks (as JSON). On the PUB socket each message is
+/// A reminder as published on the PUB socket and POSTed to webhooks (as JSON). Reminders go out when their time
+/// comes; one more than 12 hours late (the service was down, or the schedule was made after it) is not sent, and
+/// the task stays overdue in ListTasks and the calendar. Only reminders of types and plants whose notifications
+/// are on when the reminder is due, and still on at each delivery attempt, are sent. On the PUB socket each message is
 /// two frames: the topic, "reminders." followed by the lower-case hex SHA-256 of the user id's UTF-8 bytes (64
 /// characters, so that ZeroMQ's prefix matching never mixes users: subscribe to exactly that string), and this
 /// message serialized. In Python: "reminders." + hashlib.sha256(user_id.encode()).hexdigest().

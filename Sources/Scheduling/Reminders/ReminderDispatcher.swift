@@ -12,6 +12,10 @@ import SwiftProtobuf
 /// so a reminder is never lost nor made twice. A delivery is marked done only after its receiver took it: after a
 /// crash, the ones in flight are sent again, under the same reminder id, which receivers deduplicate on. Failed
 /// deliveries are retried with exponential back-off; after `maxAttempts` they are dead-lettered.
+///
+/// Late reminders: one whose time passed more than ``maxLateness`` ago (the service was down, or the schedule was
+/// made after it) is not sent; the task stays open and shows as overdue in the app and the calendar. So a service
+/// back after a day's outage, or a schedule made with history, never sends a burst of stale reminders.
 public final class ReminderDispatcher: Sendable {
     public typealias Reminder = Plantguide_Scheduling_V1_Reminder
 
@@ -23,14 +27,18 @@ public final class ReminderDispatcher: Sendable {
     public let maxAttempts: Int
     /// First retry after this; doubling up to an hour. Default 2 s.
     public let initialBackoff: TimeInterval
+    /// How late a reminder may still be sent. Default 12 hours.
+    public let maxLateness: TimeInterval
 
     public init(writer: any DatabaseWriter, publisher: Publisher?, http: any HTTPClient = URLSessionHTTPClient(),
-                maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, now: @escaping @Sendable () -> Date = { Date() }) {
+                maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, maxLateness: TimeInterval = 12 * 3_600,
+                now: @escaping @Sendable () -> Date = { Date() }) {
         self.writer = writer
         self.publisher = publisher
         self.http = http
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
+        self.maxLateness = maxLateness
         self.now = now
     }
 
@@ -67,6 +75,7 @@ public final class ReminderDispatcher: Sendable {
     func collectDue() async throws -> Int {
         let time = now().timeIntervalSince1970
         let withPub = publisher != nil
+        let maxLateness = self.maxLateness
         return try await writer.write { db in
             let rows = try Row.fetchAll(db, sql: Self.dueTasks, arguments: [time, 1_000])
             for row in rows {
@@ -74,8 +83,8 @@ public final class ReminderDispatcher: Sendable {
                 let task = TaskRows.task(row)
                 let remindAt: Double = row["remindAt"]
                 // Toggles as they stand now: a type or plant turned off since planning (or a snoozed or one-off
-                // task of such a type) reminds no one.
-                guard let kind = TaskRows.kind(task.type.rawValue),
+                // task of such a type) reminds no one. Nor does a reminder too late to be useful.
+                guard remindAt >= time - maxLateness, let kind = TaskRows.kind(task.type.rawValue),
                       try SchedulingStore.reminds(db, owner: owner, plantID: task.plantID, kind: kind) else {
                     try db.execute(sql: "UPDATE task SET remindedAt = ? WHERE ownerID = ? AND id = ?", arguments: [time, owner, task.id])
                     continue

@@ -33,9 +33,14 @@ public struct SchedulingStore: Sendable {
         let paths = try mask.paths.map(Self.preferencePath(for:))
         let time = now()
         return try await writer.write { db in
-            let preferences = Self.merge(incoming, into: try Self.preferences(db, owner: owner), paths: paths)
-            _ = try SchedulePreferences(wire: preferences)  // validate before writing
+            let stored = try Self.preferences(db, owner: owner)
+            let preferences = Self.merge(incoming, into: stored, paths: paths)
+            let planner = try SchedulePreferences(wire: preferences)  // validates before writing
             try preferences.validateLimits()
+            if preferences.notifyTime != stored.notifyTime || preferences.timeZone != stored.timeZone
+                || preferences.remindDaysBefore != stored.remindDaysBefore {
+                try Self.retimeReminders(db, owner: owner, preferences: planner)
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])
             let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner])
             for message in schedules {
@@ -190,6 +195,23 @@ public struct SchedulingStore: Sendable {
                 VALUES (?, ?, ?, ?, 1, ?, ?, 1)
                 """, arguments: [owner, "\(schedule.plantID)|\(task.kind.rawValue)|\(task.due)", schedule.plantID,
                                  TaskRows.wireKind(task.kind).rawValue, task.due.dayNumber, reminds ? task.remindAt.timeIntervalSince1970 : -1])
+        }
+    }
+
+    /// Moves the reminders not yet sent of one-off tasks and of tasks snoozed to a date onto the new notify time,
+    /// time zone and days before (recurring tasks are planned again by the caller; a snooze by hours keeps its
+    /// instant).
+    static func retimeReminders(_ db: Database, owner: String, preferences: SchedulePreferences) throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, dueDay, snoozedUntilDay FROM task WHERE ownerID = ? AND remindedAt IS NULL AND remindAt >= 0
+              AND ((recurring = 0 AND state = 1) OR (state = 3 AND snoozedUntilDay IS NOT NULL))
+            """, arguments: [owner])
+        for row in rows {
+            var planner = preferences
+            if row["snoozedUntilDay"] as Int? != nil { planner.remindDaysBefore = 0 }  // a snooze reminds on its day
+            let remind = remindAt(LocalDate(dayNumber: row["dueDay"]), preferences: planner)
+            try db.execute(sql: "UPDATE task SET remindAt = ? WHERE ownerID = ? AND id = ?",
+                           arguments: [remind.timeIntervalSince1970, owner, row["id"] as String])
         }
     }
 
