@@ -85,6 +85,10 @@ extension Plantguide_Scheduling_V1_Preferences {
         guard plantNotifications.count <= 10_000, plantNotifications.keys.allSatisfy({ (1...200).contains($0.count) }) else {
             throw SchedulingError(.invalidArgument, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
         }
+        guard plantTaskTypes.count <= 10_000,
+              plantTaskTypes.allSatisfy({ (1...200).contains($0.plantID.count) && TaskRows.kind($0.type.rawValue) != nil }) else {
+            throw SchedulingError(.invalidArgument, "plant_task_types: at most 10000 entries, each a plant id of 1 to 200 characters and a known task type")
+        }
         if hasLatitude, !(latitude.isFinite && (-90...90).contains(latitude)) {
             throw SchedulingError(.invalidArgument, "latitude must be from -90 to 90")
         }

@@ -161,6 +161,33 @@ struct ReminderDispatcherTests {
         #expect(calls.load(ordering: .relaxed) == 2, "the one-off task added after turning it on reminds")
     }
 
+    @Test("per plant and type: fertilising off for one plant stops only its fertilising reminders")
+    func perPlantTypeToggle() async throws {
+        for plant in ["p1", "p2"] {
+            _ = try await store.putSchedule(.with {
+                $0.plantID = plant
+                $0.plantName = "Plant \(plant)"
+                $0.careInfo = .with {
+                    $0.scientificName = "Monstera deliciosa"
+                    $0.watering.frequency = .weekly
+                    $0.fertilizer.frequency = .weekly
+                    $0.fertilizer.activeMonths = [6]
+                }
+            }, owner: "a")
+        }
+        _ = try await store.putPreferences(.with { $0.plantTaskTypes = [.with { $0.plantID = "p1"; $0.type = .fertilizing; $0.enabled = false }] },
+                                           mask: .init(protoPaths: ["plant_task_types"]), owner: "a")
+        clock.advance(seconds: 3_600)  // 08:00: watering and fertilising of both plants are due
+        _ = try await dispatcher(nil).runOnce()
+        let reminded = try await database.read { db in
+            try Data.fetchAll(db, sql: "SELECT message FROM reminder").map { try Plantguide_Scheduling_V1_Reminder(serializedBytes: $0).task }
+        }
+        let pairs = Set(reminded.map { "\($0.plantID) \($0.type)" })
+        #expect(pairs == ["p1 watering", "p2 watering", "p2 fertilizing"], "\(pairs)")
+        let calendar = try await store.calendar(days: 1, owner: "a")
+        #expect(calendar.components(separatedBy: "BEGIN:VALARM").count - 1 == 3)
+    }
+
     @Test("a reminder more than 12 hours late is not sent (the task stays overdue); one less late is")
     func lateReminders() async throws {
         let hook = try FakeHTTPServer { _ in .reply(status: 204) }

@@ -758,6 +758,23 @@ public nonisolated struct Plantguide_Scheduling_V1_TaskTypePreference: Sendable 
   public init() {}
 }
 
+public nonisolated struct Plantguide_Scheduling_V1_PlantTaskTypePreference: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1 to 200 characters.
+  public var plantID: String = String()
+
+  public var type: Plantguide_Scheduling_V1_TaskType = .unspecified
+
+  public var enabled: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -797,6 +814,10 @@ public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
 
   /// Per plant overrides: plant id -> reminders on/off. At most 10,000 plant ids of 1 to 200 characters.
   public var plantNotifications: Dictionary<String,Bool> = [:]
+
+  /// Per plant and task type overrides ("no fertilising reminders for this cactus"); they win over
+  /// `task_types` and `plant_notifications` for their plant and type. At most 10,000 entries.
+  public var plantTaskTypes: [Plantguide_Scheduling_V1_PlantTaskTypePreference] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -852,7 +873,7 @@ public nonisolated struct Plantguide_Scheduling_V1_PutPreferencesRequest: Sendab
 
   /// The fields of `preferences` to change (snake_case or lowerCamelCase paths: notify_time, time_zone,
   /// avoid_weekdays, remind_days_before, group_watering_days, seasonal_adjustment, latitude, task_types,
-  /// plant_notifications); the others keep their stored values. Without a mask the whole message replaces the
+  /// plant_notifications, plant_task_types); the others keep their stored values. Without a mask the whole message replaces the
   /// stored one, except that an empty notify_time or time_zone keeps the stored value: an empty time zone never
   /// silently means UTC once a user has set one (a new user's preferences are notify_time "08:00", time_zone
   /// "UTC", seasonal_adjustment true, watering and fertilising reminders on). An unknown path is INVALID_ARGUMENT.
@@ -2189,9 +2210,49 @@ nonisolated extension Plantguide_Scheduling_V1_TaskTypePreference: SwiftProtobuf
   }
 }
 
+nonisolated extension Plantguide_Scheduling_V1_PlantTaskTypePreference: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PlantTaskTypePreference"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}plant_id\0\u{1}type\0\u{1}enabled\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.plantID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.type) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.enabled) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.plantID.isEmpty {
+      try visitor.visitSingularStringField(value: self.plantID, fieldNumber: 1)
+    }
+    if self.type != .unspecified {
+      try visitor.visitSingularEnumField(value: self.type, fieldNumber: 2)
+    }
+    if self.enabled != false {
+      try visitor.visitSingularBoolField(value: self.enabled, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Scheduling_V1_PlantTaskTypePreference, rhs: Plantguide_Scheduling_V1_PlantTaskTypePreference) -> Bool {
+    if lhs.plantID != rhs.plantID {return false}
+    if lhs.type != rhs.type {return false}
+    if lhs.enabled != rhs.enabled {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Preferences"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}notify_time\0\u{3}time_zone\0\u{3}avoid_weekdays\0\u{3}remind_days_before\0\u{3}group_watering_days\0\u{3}seasonal_adjustment\0\u{1}latitude\0\u{3}task_types\0\u{3}plant_notifications\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}notify_time\0\u{3}time_zone\0\u{3}avoid_weekdays\0\u{3}remind_days_before\0\u{3}group_watering_days\0\u{3}seasonal_adjustment\0\u{1}latitude\0\u{3}task_types\0\u{3}plant_notifications\0\u{3}plant_task_types\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2208,6 +2269,7 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
       case 7: try { try decoder.decodeSingularDoubleField(value: &self._latitude) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.taskTypes) }()
       case 9: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufBool>.self, value: &self.plantNotifications) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.plantTaskTypes) }()
       default: break
       }
     }
@@ -2245,6 +2307,9 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
     if !self.plantNotifications.isEmpty {
       try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufBool>.self, value: self.plantNotifications, fieldNumber: 9)
     }
+    if !self.plantTaskTypes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.plantTaskTypes, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2258,6 +2323,7 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
     if lhs._latitude != rhs._latitude {return false}
     if lhs.taskTypes != rhs.taskTypes {return false}
     if lhs.plantNotifications != rhs.plantNotifications {return false}
+    if lhs.plantTaskTypes != rhs.plantTaskTypes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -187,9 +187,8 @@ public struct SchedulingStore: Sendable {
             DELETE FROM reminder WHERE ownerID = ? AND taskID IN (SELECT id FROM task WHERE ownerID = ? AND plantID = ? AND state IN (1, 3))
               AND NOT EXISTS (SELECT 1 FROM delivery WHERE delivery.reminderID = reminder.id AND delivery.state = 1)
             """, arguments: [owner, owner, schedule.plantID])
-        let notified = wirePreferences.plantNotifications[schedule.plantID] ?? true
         for task in ScheduleGenerator.plan(request, preferences: preferences) {
-            let reminds = notified && enabled(task.kind, wirePreferences)
+            let reminds = remindsPlant(schedule.plantID, kind: task.kind, wirePreferences)
             try db.execute(sql: """
                 INSERT OR IGNORE INTO task (ownerID, id, plantID, kind, state, dueDay, remindAt, recurring)
                 VALUES (?, ?, ?, ?, 1, ?, ?, 1)
@@ -220,7 +219,15 @@ public struct SchedulingStore: Sendable {
     /// (planning, snoozing, one-off tasks, collecting due reminders, each delivery attempt, the calendar's
     /// alarms), so a toggle turned off stops every reminder of that type from that moment on.
     static func reminds(_ db: Database, owner: String, plantID: String, kind: CareTaskKind) throws -> Bool {
-        let preferences = try Self.preferences(db, owner: owner)
+        remindsPlant(plantID, kind: kind, try Self.preferences(db, owner: owner))
+    }
+
+    /// The toggles of `preferences` for one plant and type: a per-plant, per-type choice wins; else the plant's
+    /// notifications and the type's toggle must both be on.
+    static func remindsPlant(_ plantID: String, kind: CareTaskKind, _ preferences: Preferences) -> Bool {
+        if let choice = preferences.plantTaskTypes.last(where: { $0.plantID == plantID && $0.type == TaskRows.wireKind(kind) }) {
+            return choice.enabled
+        }
         return (preferences.plantNotifications[plantID] ?? true) && enabled(kind, preferences)
     }
 
@@ -233,7 +240,7 @@ public struct SchedulingStore: Sendable {
     /// The snake_case name of a mask path, or INVALID_ARGUMENT.
     static func preferencePath(for path: String) throws -> String {
         let known = ["notify_time", "time_zone", "avoid_weekdays", "remind_days_before", "group_watering_days",
-                     "seasonal_adjustment", "latitude", "task_types", "plant_notifications"]
+                     "seasonal_adjustment", "latitude", "task_types", "plant_notifications", "plant_task_types"]
         let snake = path.reduce(into: "") { name, character in
             if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
         }
@@ -265,6 +272,7 @@ public struct SchedulingStore: Sendable {
                 if incoming.hasLatitude { merged.latitude = incoming.latitude } else { merged.clearLatitude() }
             case "task_types": merged.taskTypes = incoming.taskTypes
             case "plant_notifications": merged.plantNotifications = incoming.plantNotifications
+            case "plant_task_types": merged.plantTaskTypes = incoming.plantTaskTypes
             default: break  // preferencePath(for:) admits no other
             }
         }
