@@ -89,7 +89,10 @@ public final class FakeHTTPServer: Sendable {
     public func count(path: String) -> Int { requests.filter { $0.path == path }.count }
 
     /// Stops listening and drops hanging connections. Idempotent: the descriptors are closed exactly once (a
-    /// second close would hit whatever socket or file has since been given the same number).
+    /// second close would hit whatever socket or file has since been given the same number). The listener is only
+    /// shut down here, which wakes the accept loop; that loop closes it when it is done with it: closed here, its
+    /// number could go to another test's listener while the loop is about to accept on it again, and this stopped
+    /// server would answer that test's requests with 503.
     public func stop() {
         let hanging = state.withLock { state -> [Int32]? in
             guard !state.stopped else { return nil }
@@ -99,7 +102,6 @@ public final class FakeHTTPServer: Sendable {
         }
         guard let hanging else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for descriptor in hanging {
             shutdown(descriptor, Int32(SHUT_RDWR))
             close(descriptor)
@@ -107,10 +109,15 @@ public final class FakeHTTPServer: Sendable {
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                if errno == EINTR { continue }
+                if errno == EINTR && !state.withLock({ $0.stopped }) { continue }
+                return
+            }
+            if state.withLock({ $0.stopped }) {
+                close(connection)
                 return
             }
             let server = self
