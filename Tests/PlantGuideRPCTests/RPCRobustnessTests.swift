@@ -128,21 +128,7 @@ struct RPCRobustnessTests {
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
 
-        let codes = await withTaskGroup(of: RPCError.Code.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    do {
-                        _ = try await client.call(TestMethods.sleep, .with { $0.service = "1000" })
-                        return .ok
-                    } catch let error as RPCError {
-                        return error.code
-                    } catch {
-                        return .unknown
-                    }
-                }
-            }
-            return await group.reduce(into: [RPCError.Code]()) { $0.append($1) }
-        }
+        let codes = await Self.concurrentSleeps(8, service: "1000", on: client)
 
         #expect(codes.filter { $0 == .ok }.count == 4)
         #expect(codes.filter { $0 == .resourceExhausted }.count == 4)
@@ -159,11 +145,19 @@ struct RPCRobustnessTests {
         defer { client.close() }
         // Four 1.5 s sleeps of 600 bytes each ("000…1500"): one runs, one waits (600 of 1,000 bytes), two are refused.
         let sleep = String(repeating: "0", count: 596) + "1500"
-        let codes = await withTaskGroup(of: RPCError.Code.self) { group in
-            for _ in 0..<4 {
+        let codes = await Self.concurrentSleeps(4, service: sleep, on: client)
+        #expect(codes.filter { $0 == .ok }.count == 2)
+        #expect(codes.filter { $0 == .resourceExhausted }.count == 2)
+        await server.shutdown()
+    }
+
+    /// The statuses of `count` Sleep calls made at once (`service` holds the milliseconds, zero-padded or not).
+    private static func concurrentSleeps(_ count: Int, service: String, on client: RPCClient) async -> [RPCError.Code] {
+        await withTaskGroup(of: RPCError.Code.self) { group in
+            for _ in 0..<count {
                 group.addTask {
                     do {
-                        _ = try await client.call(TestMethods.sleep, .with { $0.service = sleep })
+                        _ = try await client.call(TestMethods.sleep, .with { $0.service = service })
                         return .ok
                     } catch let error as RPCError {
                         return error.code
@@ -174,8 +168,5 @@ struct RPCRobustnessTests {
             }
             return await group.reduce(into: [RPCError.Code]()) { $0.append($1) }
         }
-        #expect(codes.filter { $0 == .ok }.count == 2)
-        #expect(codes.filter { $0 == .resourceExhausted }.count == 2)
-        await server.shutdown()
     }
 }
