@@ -31,10 +31,10 @@ public struct CareDataRPCService: RPCService {
                 case .scientificName(let name)?:
                     care = try await provider.careInfo(scientificName: name)
                 case .trefleID(let id)?:
-                    guard id > 0 else { throw RPCError(.invalidArgument, "trefle_id must be positive") }
+                    guard id > 0 else { throw RPCError.invalidArgument("trefle_id", .outOfRange, "trefle_id must be positive") }
                     care = try await provider.careInfo(trefleID: Int(id))
                 case nil:
-                    throw RPCError(.invalidArgument, "give scientific_name or trefle_id")
+                    throw RPCError.invalidArgument("key", .required, "give scientific_name or trefle_id")
                 }
             } catch let error as CareDataError where error.code == .notFound && request.allowGeneric {
                 care = CareInfo.generic(scientificName: ScientificName(request.scientificName)?.canonical ?? "", why: error.message)
@@ -44,18 +44,25 @@ public struct CareDataRPCService: RPCService {
         router.register(Methods.searchSpecies) { request, _ in
             try await SpeciesSearch(provider: provider).run(request)
         }
-        router.register(Methods.getCacheStats) { _, _ in
-            let stats = try await provider.statistics()
+        router.register(Methods.getStatus) { _, _ in
+            let trefle = provider.trefle
+            let reachability = trefle.reachability
+            let cache = try await Self.cacheStats(provider)
             return .with {
-                $0.entries = UInt64(stats.entries)
-                $0.freshEntries = UInt64(stats.freshEntries)
-                $0.notFoundEntries = UInt64(stats.notFoundEntries)
-                $0.hits = UInt64(stats.hits)
-                $0.misses = UInt64(stats.misses)
-                $0.upstreamCalls = UInt64(stats.upstreamCalls)
-                $0.upstreamRateLimited = UInt64(stats.upstreamRateLimited)
-                $0.staleServed = UInt64(stats.staleServed)
+                $0.trefle = .with {
+                    $0.reachability = Self.wire(reachability.state)
+                    if let time = reachability.lastSuccessAt { $0.lastSuccessAt = .init(date: time) }
+                    if let time = reachability.lastFailureAt { $0.lastFailureAt = .init(date: time) }
+                    $0.lastError = reachability.lastError
+                    $0.requests = UInt64(trefle.requestCount)
+                    $0.rateLimited = UInt64(trefle.rateLimitedCount)
+                }
+                $0.cache = cache
+                $0.catalogSpecies = UInt32(provider.catalog.species.count)
             }
+        }
+        router.register(Methods.getCacheStats) { _, _ in
+            try await Self.cacheStats(provider)
         }
         router.register(Methods.invalidateCacheEntry) { request, _ in
             var name: String?
@@ -67,6 +74,31 @@ public struct CareDataRPCService: RPCService {
             }
             let removed = try await provider.invalidate(scientificName: name, trefleID: id)
             return .with { $0.removed = removed }
+        }
+    }
+
+    private static func cacheStats(_ provider: CareInfoProvider) async throws -> Plantguide_Caredata_V1_GetCacheStatsResponse {
+        let stats = try await provider.statistics()
+        return .with {
+            $0.entries = UInt64(stats.entries)
+            $0.freshEntries = UInt64(stats.freshEntries)
+            $0.notFoundEntries = UInt64(stats.notFoundEntries)
+            $0.hits = UInt64(stats.hits)
+            $0.misses = UInt64(stats.misses)
+            $0.upstreamCalls = UInt64(stats.upstreamCalls)
+            $0.upstreamRateLimited = UInt64(stats.upstreamRateLimited)
+            $0.staleServed = UInt64(stats.staleServed)
+        }
+    }
+
+    private static func wire(_ state: TrefleReachability.State) -> Plantguide_Caredata_V1_TrefleStatus.Reachability {
+        switch state {
+        case .notConfigured: .notConfigured
+        case .unknown: .unknown
+        case .reachable: .reachable
+        case .unreachable: .unreachable
+        case .rateLimited: .rateLimited
+        case .unauthorized: .unauthorized
         }
     }
 

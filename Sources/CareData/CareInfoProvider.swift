@@ -34,7 +34,7 @@ public final class CareInfoProvider: Sendable {
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
     public func careInfo(scientificName: String) async throws -> CareInfo {
         guard let name = ScientificName(scientificName) else {
-            throw CareDataError(.invalidArgument, "'\(scientificName)' is not a scientific name")
+            throw CareDataError.invalidArgument("scientific_name", .invalidFormat, "'\(scientificName)' is not a scientific name")
         }
         let key = CareCache.key(for: name)
         let entry = try await cache.entry(key: key)
@@ -83,7 +83,7 @@ public final class CareInfoProvider: Sendable {
     public func invalidate(scientificName: String?, trefleID: Int?) async throws -> Bool {
         let key = scientificName.flatMap(CareCache.key(for:))
         guard key != nil || trefleID != nil else {
-            throw CareDataError(.invalidArgument, "give a scientific name or a Trefle id")
+            throw CareDataError.invalidArgument("key", .required, "give a scientific name or a Trefle id")
         }
         return try await cache.remove(key: key, trefleID: trefleID)
     }

@@ -10,8 +10,8 @@ struct SpeciesSearch {
 
     func run(_ request: Plantguide_Caredata_V1_SearchSpeciesRequest) async throws -> Plantguide_Caredata_V1_SearchSpeciesResponse {
         let query = request.query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !query.isEmpty else { throw RPCError(.invalidArgument, "query is empty") }
-        guard request.pageSize <= 100 else { throw RPCError(.invalidArgument, "page_size must be at most 100") }
+        guard !query.isEmpty else { throw RPCError.invalidArgument("query", .required, "query is empty") }
+        guard request.pageSize <= 100 else { throw RPCError.invalidArgument("page_size", .outOfRange, "page_size must be at most 100") }
         let pageSize = request.pageSize == 0 ? 20 : Int(request.pageSize)
         let offset = try Self.offset(from: request.pageToken)
 
@@ -56,7 +56,7 @@ struct SpeciesSearch {
     static func offset(from token: String) throws -> Int {
         guard !token.isEmpty else { return 0 }
         guard token.hasPrefix("o"), let offset = Int(token.dropFirst()), offset >= 0 else {
-            throw RPCError(.invalidArgument, "page_token '\(token)' was not issued by this service")
+            throw RPCError.invalidArgument("page_token", .invalidToken, "page_token '\(token)' was not issued by this service")
         }
         return offset
     }

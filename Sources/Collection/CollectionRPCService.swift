@@ -93,19 +93,19 @@ public struct CollectionRPCService: RPCService {
             return .with { $0.plant = plant }
         }
         router.register(Methods.searchPlants) { request, context in
-            guard request.limit <= 100 else { throw RPCError(.invalidArgument, "limit must be at most 100") }
+            guard request.limit <= 100 else { throw RPCError.invalidArgument("limit", .outOfRange, "limit must be at most 100") }
             let hits = try await plants.search(request.query, limit: request.limit == 0 ? 20 : Int(request.limit), owner: try context.requireUserID())
             return .with { $0.hits = hits }
         }
         router.register(Methods.suggestNames) { request, context in
-            guard request.limit <= 50 else { throw RPCError(.invalidArgument, "limit must be at most 50") }
+            guard request.limit <= 50 else { throw RPCError.invalidArgument("limit", .outOfRange, "limit must be at most 50") }
             let names = try await plants.suggestions(
                 prefix: request.prefix, limit: request.limit == 0 ? 10 : Int(request.limit), owner: try context.requireUserID())
             return .with { $0.suggestions = names }
         }
         router.register(Methods.getStatistics) { request, context in
             let zone = request.timeZone.isEmpty ? TimeZone(identifier: "UTC") : TimeZone(identifier: request.timeZone)
-            guard let zone else { throw RPCError(.invalidArgument, "unknown time zone '\(request.timeZone)'") }
+            guard let zone else { throw RPCError.invalidArgument("time_zone", .unknownValue, "unknown time zone '\(request.timeZone)'") }
             return try await plants.statistics(owner: try context.requireUserID(), timeZone: zone)
         }
         router.register(Methods.putPhoto) { request, context in
@@ -165,6 +165,7 @@ public struct CollectionRPCService: RPCService {
             let archive = try await archiver.export(owner: try context.requireUserID())
             guard archive.count <= maxArchiveBytes else {
                 throw RPCError(.resourceExhausted, "the archive is \(archive.count) bytes, more than the \(maxArchiveBytes) one message carries")
+                    .reason("RESPONSE_TOO_LARGE", domain: "plantguide-collection", metadata: ["limit_bytes": "\(maxArchiveBytes)"])
             }
             return .with {
                 $0.archive = archive

@@ -18,11 +18,14 @@ public struct IdentificationRPCService: RPCService {
             try await identifier.identify(request, timeRemaining: context.timeRemaining)
         }
         router.register(Methods.getStatus) { _, _ in
-            let quota = identifier.plantnet.remainingQuota
+            let quota = identifier.plantnet.quotaSnapshot
             return .with {
                 $0.plantnetConfigured = identifier.plantnet.isConfigured
                 $0.plantnetRemainingRequests = Int64(quota.remaining ?? -1)
-                if let reset = quota.resetsAt { $0.plantnetQuotaResetsAt = .init(date: reset) }
+                $0.plantnetQuotaResetsAt = .init(date: quota.resetsAt)
+                $0.plantnetDailyLimit = Int64(quota.limit)
+                $0.plantnetUsedRequests = Int64(quota.used)
+                $0.noPlantThreshold = identifier.configuration.noPlantThreshold
                 if let model = identifier.classifier {
                     $0.models = [.with {
                         $0.name = model.name

@@ -29,9 +29,13 @@ public final class Identifier: Sendable {
     /// - Throws: ``RPCError`` INVALID_ARGUMENT for bad photos or settings; the statuses of ``PlantNetError``;
     ///   FAILED_PRECONDITION when the policy has nothing to ask.
     public func identify(_ request: Request, timeRemaining: Duration) async throws -> Response {
-        guard (1...5).contains(request.images.count) else { throw RPCError(.invalidArgument, "give one to five photos, not \(request.images.count)") }
-        guard request.maxResults <= 20 else { throw RPCError(.invalidArgument, "max_results must be at most 20") }
-        guard (0...1).contains(request.minConfidence) else { throw RPCError(.invalidArgument, "min_confidence must be between 0 and 1") }
+        guard (1...5).contains(request.images.count) else {
+            throw RPCError.invalidArgument("images", .outOfRange, "give one to five photos, not \(request.images.count)")
+        }
+        guard request.maxResults <= 20 else { throw RPCError.invalidArgument("max_results", .outOfRange, "max_results must be at most 20") }
+        guard (0...1).contains(request.minConfidence) else {
+            throw RPCError.invalidArgument("min_confidence", .outOfRange, "min_confidence must be between 0 and 1")
+        }
         let maxResults = request.maxResults == 0 ? 5 : Int(request.maxResults)
         let minimum = request.minConfidence == 0 ? 0.7 : request.minConfidence
         let key = configuration.cacheCapacity > 0 ? cacheKey(request) : ""
@@ -95,6 +99,11 @@ public final class Identifier: Sendable {
                 response.candidates = onDevice.map(Self.wire)
             }
         }
+        if response.source == .onDevice, let best = response.candidates.first?.score, best < configuration.noPlantThreshold {
+            response.noPlantRecognized = true
+            response.candidates = []
+            response.policyNote += String(format: "; on-device best score %.3f < %.3f: no plant recognised", best, configuration.noPlantThreshold)
+        }
         // An experimental model's answer is never a confident identification, whatever its score.
         let onlyExperimental = response.experimental && response.source == .onDevice
         response.lowConfidence = onlyExperimental || (response.candidates.first?.score ?? 0) < minimum
@@ -121,7 +130,7 @@ public final class Identifier: Sendable {
                 let longSide = classifier?.decodeLongSide(width: upright.0, height: upright.1) ?? 64
                 return try ImageDecoder.decode(image.data, maxLongSide: longSide)
             } catch let error as ImagingError {
-                throw RPCError(.invalidArgument, "photo \(index + 1): \(error.message)")
+                throw RPCError.invalidArgument("images[\(index)].data", .invalidFormat, "photo \(index + 1): \(error.message)")
             }
         }
     }

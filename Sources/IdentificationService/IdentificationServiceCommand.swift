@@ -37,6 +37,16 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pl@ntNet base URL (env PLANTGUIDE_PLANTNET_URL). Default: https://my-api.plantnet.org.", valueName: "url"))
     var plantnetURL: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Identifications a day the Pl@ntNet key's plan allows (env PLANTGUIDE_PLANTNET_DAILY_LIMIT); status reports usage against it. Default: 500.",
+        valueName: "n"))
+    var plantnetDailyLimit: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "An on-device answer whose best score is under this is \"no plant recognised\" (0–1, 0 turns it off). Default: 0.05.",
+        valueName: "score"))
+    var noPlantBelow = 0.05
+
     @Flag(name: .long, help: "Never call Pl@ntNet (env PLANTGUIDE_OFFLINE=1).")
     var offline = false
 
@@ -69,6 +79,7 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         guard (1...64).contains(inferenceWorkers) else { throw ValidationError("--inference-workers must be 1–64") }
         guard maxQueued >= 1 else { throw ValidationError("--max-queued must be at least 1") }
         guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
+        guard (0...1).contains(noPlantBelow) else { throw ValidationError("--no-plant-below must be 0–1") }
     }
 
     func run() async throws {
@@ -80,9 +91,13 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ValidationError("Pl@ntNet URL '\(urlText)' is not an http(s) URL")
         }
-        var configuration = IdentificationConfiguration(
-            dataDirectory: resolved.dataDirectory,
-            plantnet: PlantNetConfiguration(baseURL: url, apiKey: setting(plantnetKey, "PLANTGUIDE_PLANTNET_KEY", in: environment)))
+        var plantnet = PlantNetConfiguration(baseURL: url, apiKey: setting(plantnetKey, "PLANTGUIDE_PLANTNET_KEY", in: environment))
+        if let text = setting(plantnetDailyLimit.map(String.init), "PLANTGUIDE_PLANTNET_DAILY_LIMIT", in: environment) {
+            guard let limit = Int(text), limit > 0 else { throw ValidationError("the Pl@ntNet daily limit '\(text)' is not a positive number") }
+            plantnet.dailyLimit = limit
+        }
+        var configuration = IdentificationConfiguration(dataDirectory: resolved.dataDirectory, plantnet: plantnet)
+        configuration.noPlantThreshold = noPlantBelow
         configuration.offline = offline || environment["PLANTGUIDE_OFFLINE"] == "1"
         configuration.cacheCapacity = cacheSize
 

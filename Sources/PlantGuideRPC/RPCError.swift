@@ -12,6 +12,8 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The underlying error, when there is one (never sent on the wire).
     public var cause: (any Error & Sendable)?
+    /// Field violations, a reason code and a retry delay, sent as the status's details.
+    public var details = RPCErrorDetails()
 
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
@@ -77,12 +79,14 @@ extension RPCError {
         var status = Plantguide_Rpc_V1_Status()
         status.code = Plantguide_Rpc_V1_StatusCode(rawValue: code.rawValue) ?? .unknown
         status.message = message
+        status.details = details.wire
         return status
     }
 
     /// The error a wire status stands for (an unknown number reads as UNKNOWN).
     init(wireStatus status: Plantguide_Rpc_V1_Status) {
         self.init(Code(rawValue: status.code.rawValue) ?? .unknown, status.message)
+        details = RPCErrorDetails(wire: status.details)
     }
 
     /// What a caller reads of an error that escaped the service's own statuses.

@@ -52,21 +52,23 @@ extension SchedulePreferences {
         self.init()
         if !wire.notifyTime.isEmpty {
             guard let time = LocalTime(parsing: wire.notifyTime) else {
-                throw SchedulingError(.invalidArgument, "notify_time '\(wire.notifyTime)' is not HH:MM")
+                throw SchedulingError.invalidArgument("preferences.notify_time", .invalidFormat, "notify_time '\(wire.notifyTime)' is not HH:MM")
             }
             notifyTime = time
         }
         if !wire.timeZone.isEmpty {
             guard let zone = TimeZone(identifier: wire.timeZone) else {
-                throw SchedulingError(.invalidArgument, "unknown time zone '\(wire.timeZone)'")
+                throw SchedulingError.invalidArgument("preferences.time_zone", .unknownValue, "unknown time zone '\(wire.timeZone)'")
             }
             timeZone = zone
         }
         guard wire.avoidWeekdays.allSatisfy({ (1...7).contains($0) }) else {
-            throw SchedulingError(.invalidArgument, "avoid_weekdays are ISO weekdays 1–7")
+            throw SchedulingError.invalidArgument("preferences.avoid_weekdays", .outOfRange, "avoid_weekdays are ISO weekdays 1–7")
         }
         avoidWeekdays = Set(wire.avoidWeekdays.map(Int.init))
-        guard wire.remindDaysBefore <= 14 else { throw SchedulingError(.invalidArgument, "remind_days_before is at most 14") }
+        guard wire.remindDaysBefore <= 14 else {
+            throw SchedulingError.invalidArgument("preferences.remind_days_before", .outOfRange, "remind_days_before is at most 14")
+        }
         remindDaysBefore = Int(wire.remindDaysBefore)
         groupWatering = wire.groupWateringDays
         seasonalAdjustment = wire.seasonalAdjustment
@@ -80,17 +82,20 @@ extension Plantguide_Scheduling_V1_Preferences {
     /// - Throws: INVALID_ARGUMENT naming the field.
     func validateLimits() throws {
         guard taskTypes.count <= 32, taskTypes.allSatisfy({ TaskRows.kind($0.type.rawValue) != nil }) else {
-            throw SchedulingError(.invalidArgument, "task_types: at most 32 entries, each of a known task type")
+            throw SchedulingError.invalidArgument("preferences.task_types", .tooLong, "task_types: at most 32 entries, each of a known task type")
         }
         guard plantNotifications.count <= 10_000, plantNotifications.keys.allSatisfy({ (1...200).contains($0.count) }) else {
-            throw SchedulingError(.invalidArgument, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
+            throw SchedulingError.invalidArgument(
+                "preferences.plant_notifications", .tooLong, "plant_notifications: at most 10000 plant ids of 1 to 200 characters")
         }
         guard plantTaskTypes.count <= 10_000,
               plantTaskTypes.allSatisfy({ (1...200).contains($0.plantID.count) && TaskRows.kind($0.type.rawValue) != nil }) else {
-            throw SchedulingError(.invalidArgument, "plant_task_types: at most 10000 entries, each a plant id of 1 to 200 characters and a known task type")
+            throw SchedulingError.invalidArgument(
+                "preferences.plant_task_types", .tooLong,
+                "plant_task_types: at most 10000 entries, each a plant id of 1 to 200 characters and a known task type")
         }
         if hasLatitude, !(latitude.isFinite && (-90...90).contains(latitude)) {
-            throw SchedulingError(.invalidArgument, "latitude must be from -90 to 90")
+            throw SchedulingError.invalidArgument("preferences.location.latitude", .outOfRange, "latitude must be from -90 to 90")
         }
     }
 }

@@ -123,7 +123,7 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.deleted = deleted }
         }
         router.register(Methods.getCalendar) { request, context in
-            guard request.days <= 366 else { throw RPCError(.invalidArgument, "days must be at most 366") }
+            guard request.days <= 366 else { throw RPCError.invalidArgument("days", .outOfRange, "days must be at most 366") }
             let ics = try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID())
             return .with { $0.ics = ics }
         }

@@ -58,6 +58,30 @@ struct CareDataRPCServiceTests {
         await server.shutdown()
     }
 
+    @Test("GetStatus: Trefle's reachability is UNKNOWN until a request, then what the last request found")
+    func status() async throws {
+        let (server, client, _) = try start()
+        defer { client.close() }
+        let (downServer, downClient, _) = try start(trefleDown: true)
+        defer { downClient.close() }
+        let name = Plantguide_Caredata_V1_GetCareInfoRequest.with { $0.scientificName = "Sorbus aucuparia" }
+
+        let before = try await client.call(Methods.getStatus, .init())
+        _ = try await client.call(Methods.getCareInfo, name)
+        let after = try await client.call(Methods.getStatus, .init())
+        _ = try? await downClient.call(Methods.getCareInfo, name)
+        let down = try await downClient.call(Methods.getStatus, .init())
+
+        #expect(before.trefle.reachability == .unknown && !before.trefle.hasLastSuccessAt && before.trefle.requests == 0)
+        #expect(before.catalogSpecies > 0)
+        #expect(after.trefle.reachability == .reachable && after.trefle.hasLastSuccessAt && !after.trefle.hasLastFailureAt)
+        #expect(after.trefle.requests == 1 && after.cache.entries == 1 && after.trefle.lastError.isEmpty)
+        #expect(down.trefle.reachability == .unreachable && down.trefle.hasLastFailureAt && !down.trefle.hasLastSuccessAt)
+        #expect(down.trefle.lastError == "Trefle answered 503" && down.trefle.requests == 2, "one retry")
+        await server.shutdown()
+        await downServer.shutdown()
+    }
+
     @Test("errors: no key is INVALID_ARGUMENT; an unknown species is NOT_FOUND saying what was tried")
     func errors() async throws {
         let (server, client, _) = try start()
@@ -69,6 +93,7 @@ struct CareDataRPCServiceTests {
         }
 
         #expect(missing?.code == .invalidArgument)
+        #expect(missing?.details.fieldViolations.map(\.field) == ["key"])
         #expect(unknown?.code == .notFound)
         #expect(unknown?.message.contains("Trefle: no species named Xyzzy plugh") == true)
         await server.shutdown()

@@ -59,9 +59,9 @@ struct FuzzTests {
             let envelope = mutator.mutate(seed, splicingWith: seed)
             let verdict = envelope.withUnsafeBytes { EnvelopeLimits.check($0) }
             let request = try? Plantguide_Rpc_V1_RpcRequest(serializedBytes: envelope)
-            if verdict == .acceptable, request != nil { parsed += 1 }
+            if case .acceptable = verdict, request != nil { parsed += 1 }
             // What the scan calls malformed never parses (the server drops it unparsed).
-            if verdict == .malformed { #expect(request == nil, "scan and parser disagree on \(envelope.map { String(format: "%02x", $0) }.joined())") }
+            if case .malformed = verdict { #expect(request == nil, "scan and parser disagree on \(envelope.map { String(format: "%02x", $0) }.joined())") }
         }
         #expect(parsed > 0)
     }

@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+@testable import PlantGuideRPC
 
 /// A structured fuzzer over one service's methods, in process: it runs the seeds, then mutated requests (with
 /// mutated metadata now and then) through ``RPCRouter/invoke(_:payload:metadata:timeout:logger:)``, and records
@@ -71,6 +71,15 @@ struct Fuzzer {
         let leaks = ["SQLite", "SELECT ", "INSERT ", "/tmp/", "NSCocoaErrorDomain", "Error Domain=", "malformedProtobuf"]
         if code == .unknown || code == .internal || leaks.contains(where: error.message.contains) {
             report.findings.append(Finding(path: path, code: code, message: error.message, request: request))
+        }
+        // The contract's promise (error_details.proto): a program can always tell which field was wrong, and
+        // whether and when to retry an overload or an outage.
+        let wire = RPCError(wireStatus: error.wireStatus)
+        let unnamedField = code == .invalidArgument
+            && (wire.details.fieldViolations.isEmpty || wire.details.fieldViolations.contains { $0.field.isEmpty || $0.reason.rawValue.isEmpty })
+        let noReason = (code == .resourceExhausted || code == .unavailable) && wire.details.info == nil
+        if unnamedField || noReason {
+            report.findings.append(Finding(path: path, code: code, message: "details missing: \(error.message)", request: request))
         }
     }
 }

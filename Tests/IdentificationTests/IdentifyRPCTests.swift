@@ -56,6 +56,9 @@ struct IdentifyRPCTests {
         #expect(second.cached && second.candidates == first.candidates)
         #expect(plantnet.requests.count == 1)
         #expect(status.plantnetConfigured && status.plantnetRemainingRequests == 1228 && status.models.isEmpty)
+        // The recorded key's plan leaves more than the default 500: the limit follows the report.
+        #expect(status.plantnetDailyLimit == 1229 && status.plantnetUsedRequests == 1)
+        #expect(status.hasPlantnetQuotaResetsAt && status.plantnetQuotaResetsAt.seconds % 86_400 == 0)
         await server.shutdown()
     }
 
@@ -77,7 +80,12 @@ struct IdentifyRPCTests {
 
         let expected: RPCError.Code = ["bad photo", "six photos"].contains(kind) ? .invalidArgument : .failedPrecondition
         #expect(error?.code == expected, "\(kind): \(error?.message ?? "")")
-        if kind == "bad photo" { #expect(error?.message == "photo 2: the JPEG is truncated") }
+        if kind == "bad photo" {
+            #expect(error?.message == "photo 2: the JPEG is truncated")
+            #expect(error?.details.fieldViolations.map(\.field) == ["images[1].data"])
+            #expect(error?.details.fieldViolations.first?.reason == .invalidFormat)
+        }
+        if kind == "six photos" { #expect(error?.details.fieldViolations.map(\.field) == ["images"]) }
         #expect(plantnet.requests.isEmpty)
         await server.shutdown()
     }
@@ -107,7 +115,13 @@ struct IdentifyRPCTests {
             }
             let expected: [String: RPCError.Code] = ["401": .failedPrecondition, "429": .resourceExhausted, "500": .unavailable, "slow": .deadlineExceeded]
             #expect(error?.code == expected[kind], "\(kind): \(error?.message ?? "")")
-            if kind == "429" { #expect(error?.message.contains("resets at") == true) }
+            if kind == "429" {
+                #expect(error?.message.contains("resets at") == true)
+                // The daily quota is told apart from a full queue, with the time to come back.
+                #expect(error?.reasonCode == IdentificationErrorReason.plantnetDailyQuota && error?.details.info?.metadata["resets_at"] != nil)
+                #expect((error?.details.retryDelay ?? .zero) > .zero && (error?.details.retryDelay ?? .zero) <= .seconds(86_400))
+            }
+            if kind == "500" { #expect(error?.reasonCode == RPCErrorReason.upstreamUnavailable && error?.details.info?.metadata["upstream"] == "plantnet") }
         }
         plantnet.stop()
         await server.shutdown()

@@ -27,13 +27,14 @@ struct OnDeviceIdentificationTests {
         return try repository.load("plant-cnn")
     }
 
-    private func start(classifier: OnnxSpeciesClassifier, plantnetKey: String? = nil,
+    private func start(classifier: OnnxSpeciesClassifier, plantnetKey: String? = nil, noPlantThreshold: Double = 0.05,
                        _ respond: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Response = { _ in .reply(status: 500) })
         throws -> (RPCServer, RPCClient, FakeHTTPServer)
     {
         let plantnet = try FakeHTTPServer(respond: respond)
-        let configuration = IdentificationConfiguration(
+        var configuration = IdentificationConfiguration(
             dataDirectory: FileManager.default.temporaryDirectory, plantnet: PlantNetConfiguration(baseURL: plantnet.baseURL, apiKey: plantnetKey))
+        configuration.noPlantThreshold = noPlantThreshold
         var logger = Logger(label: "identification-test")
         logger.logLevel = .warning
         let identifier = Identifier(configuration: configuration, classifier: classifier)
@@ -84,6 +85,28 @@ struct OnDeviceIdentificationTests {
         #expect(status.models.first?.name == "plant-cnn" && status.models.first?.task == "leaf-condition")
         #expect(status.models.first?.classes == 38 && status.models.first?.experimental == true && status.models.first?.maxBatchSize == 8)
         await server.shutdown()
+    }
+
+    @Test("an on-device best score under the threshold is \"no plant recognised\", with no candidates; 0 turns it off")
+    func noPlantRecognised() async throws {
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
+        defer { classifier.stop() }
+        let (strict, strictClient, _) = try start(classifier: classifier, noPlantThreshold: 0.999)
+        defer { strictClient.close() }
+        let (lenient, lenientClient, _) = try start(classifier: classifier, noPlantThreshold: 0)
+        defer { lenientClient.close() }
+
+        let refused = try await strictClient.call(Methods.identify, try request(.onDevice))
+        let answered = try await lenientClient.call(Methods.identify, try request(.onDevice))
+        let status = try await strictClient.call(Methods.getStatus, .init())
+
+        let best = try #require(answered.candidates.first?.score)
+        #expect(best < 0.999 && !answered.noPlantRecognized)
+        #expect(refused.noPlantRecognized && refused.candidates.isEmpty && refused.lowConfidence)
+        #expect(refused.policyNote.hasSuffix(String(format: "on-device best score %.3f < 0.999: no plant recognised", best)))
+        #expect(status.noPlantThreshold == 0.999)
+        await strict.shutdown()
+        await lenient.shutdown()
     }
 
     @Test("HYBRID with an experimental model asks Pl@ntNet and merges both, labelled by source")

@@ -38,7 +38,7 @@ struct PlantNetClientTests {
         #expect(best.scientificName == "Hibiscus rosa-sinensis" && best.family == "Malvaceae" && best.genus == "Hibiscus")
         #expect(best.score > 0.99 && best.commonNames.first == "Chinese hibiscus")
         #expect(result.bestMatch == "Hibiscus rosa-sinensis" && !result.noPlantRecognized)
-        #expect(result.remainingRequests == 1228 && plantnet.remainingQuota.remaining == 1228)
+        #expect(result.remainingRequests == 1228 && plantnet.quotaSnapshot.remaining == 1228 && plantnet.quotaSnapshot.used == 1)
     }
 
     @Test("the older response (gbif id as text) and the newer (numeric ids, powo, bestMatch, version) both decode")
@@ -95,7 +95,7 @@ struct PlantNetClientTests {
         case "401": #expect(error?.message == "Invalid API key")
         case "429":
             #expect(error?.resetsAt == PlantNetClient.nextMidnightUTC(after: Date()))
-            #expect(plantnet.remainingQuota.remaining == 0)
+            #expect(plantnet.quotaSnapshot.remaining == 0)
         case "500": #expect(calls.load(ordering: .relaxed) == 2, "retried once")
         case "no key", "six photos": #expect(calls.load(ordering: .relaxed) == 0, "nothing sent")
         default: break

@@ -2,6 +2,7 @@ import CZeroMQ
 import Foundation
 import PlantGuideProtos
 import PlantGuideRPC
+import SwiftProtobuf
 import PlantGuideTestSupport
 import Testing
 
@@ -63,6 +64,8 @@ struct RPCRobustnessTests {
         #expect(manyEntries.id == 2 && manyEntries.status.code == .resourceExhausted)
         let hugeMethod = try await refusal { $0.id = 3; $0.method = "/" + String(repeating: "m", count: 15 << 20) }
         #expect(hugeMethod.id == 3 && hugeMethod.status.code == .invalidArgument && hugeMethod.status.message.contains("method"))
+        let violation = try Plantguide_Rpc_V1_BadRequest(unpackingAny: try #require(hugeMethod.status.details.first)).fieldViolations
+        #expect(violation.map(\.field) == ["method"] && violation.map(\.reason) == ["TOO_LONG"])
         let withinLimits = try await refusal { request in
             request.id = 4
             for index in 0..<64 { request.metadata["k\(index)"] = String(repeating: "v", count: 100) }
@@ -101,6 +104,7 @@ struct RPCRobustnessTests {
 
         #expect(error?.code == .resourceExhausted)
         #expect(error?.message.contains("exceeds the server's limit") == true)
+        #expect(error?.reasonCode == RPCErrorReason.requestTooLarge && error?.details.retryDelay == nil)
         #expect(try await client.call(TestMethods.echo, .with { $0.service = "small" }).text == "s:small")
         await server.shutdown()
     }
@@ -128,10 +132,13 @@ struct RPCRobustnessTests {
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
 
-        let codes = await Self.concurrentSleeps(8, service: "1000", on: client)
+        let errors = await Self.concurrentSleepErrors(8, service: "1000", on: client)
 
-        #expect(codes.filter { $0 == .ok }.count == 4)
-        #expect(codes.filter { $0 == .resourceExhausted }.count == 4)
+        #expect(errors.filter { $0 == nil }.count == 4)
+        let refusals = errors.compactMap { $0 }.filter { $0.code == .resourceExhausted }
+        #expect(refusals.count == 4)
+        // A program tells a full queue from a quota or a size limit, and knows when to come back.
+        #expect(refusals.allSatisfy { $0.reasonCode == RPCErrorReason.serverQueueFull && $0.details.retryDelay == .milliseconds(100) })
         await server.shutdown()
     }
 
@@ -153,20 +160,25 @@ struct RPCRobustnessTests {
 
     /// The statuses of `count` Sleep calls made at once (`service` holds the milliseconds, zero-padded or not).
     private static func concurrentSleeps(_ count: Int, service: String, on client: RPCClient) async -> [RPCError.Code] {
-        await withTaskGroup(of: RPCError.Code.self) { group in
+        await concurrentSleepErrors(count, service: service, on: client).map { $0?.code ?? .ok }
+    }
+
+    /// The errors of `count` Sleep calls made at once; nil for each that succeeded.
+    private static func concurrentSleepErrors(_ count: Int, service: String, on client: RPCClient) async -> [RPCError?] {
+        await withTaskGroup(of: RPCError?.self) { group in
             for _ in 0..<count {
                 group.addTask {
                     do {
                         _ = try await client.call(TestMethods.sleep, .with { $0.service = service })
-                        return .ok
+                        return nil
                     } catch let error as RPCError {
-                        return error.code
+                        return error
                     } catch {
-                        return .unknown
+                        return RPCError(.unknown, "\(error)")
                     }
                 }
             }
-            return await group.reduce(into: [RPCError.Code]()) { $0.append($1) }
+            return await group.reduce(into: [RPCError?]()) { $0.append($1) }
         }
     }
 }

@@ -58,7 +58,7 @@ struct RPCRoundTripTests {
         }
 
         #expect(error?.code == .unimplemented)
-        #expect(error?.message.contains("/plantguide.nope.v1.Nope/Missing") == true)
+        #expect(error?.message == "unknown method '/plantguide.nope.v1.Nope/Missing'")
         await server.shutdown()
     }
 
@@ -90,6 +90,8 @@ struct RPCRoundTripTests {
         }
 
         #expect(error?.code == .invalidArgument)
+        #expect(error?.details.fieldViolations == [.init(field: "payload", reason: .invalidFormat, description: error?.message ?? "")])
+        #expect(error?.message.contains("plantguide.health.v1.HealthCheckRequest") == true)
         await server.shutdown()
     }
 }

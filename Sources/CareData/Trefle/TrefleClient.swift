@@ -13,12 +13,17 @@ public final class TrefleClient: Sendable {
     private let http: any HTTPClient
     private let limiter: RateLimiter
     private let counters = Counters()
+    private let reachabilityRecorder: TrefleReachabilityRecorder
 
     public init(configuration: TrefleConfiguration, http: any HTTPClient = URLSessionHTTPClient()) {
         self.configuration = configuration
         self.http = http
         limiter = RateLimiter(requestsPerMinute: configuration.requestsPerMinute)
+        reachabilityRecorder = TrefleReachabilityRecorder(configured: !(configuration.token ?? "").isEmpty)
     }
+
+    /// Whether Trefle answered the last request, and the last failure.
+    public var reachability: TrefleReachability { reachabilityRecorder.current }
 
     /// True when a token is configured.
     public var isConfigured: Bool { !(configuration.token ?? "").isEmpty }
@@ -55,7 +60,21 @@ public final class TrefleClient: Sendable {
     }
 
     private func getWithBody<Body: Decodable>(
-        _ path: [String], query: [String: String] = [:], as _: Body.Type
+        _ path: [String], query: [String: String] = [:], as type: Body.Type
+    ) async throws -> (Body, Data) {
+        do {
+            let answer = try await attempt(path, query: query, as: type)
+            reachabilityRecorder.answered()
+            return answer
+        } catch let error as TrefleError {
+            reachabilityRecorder.failed(error)
+            throw error
+        }
+    }
+
+    /// One request, retried once on a 5xx, a time-out or a short 429.
+    private func attempt<Body: Decodable>(
+        _ path: [String], query: [String: String], as _: Body.Type
     ) async throws -> (Body, Data) {
         guard let token = configuration.token, !token.isEmpty else {
             throw TrefleError(.notConfigured, "no Trefle token is configured (PLANTGUIDE_TREFLE_TOKEN)")

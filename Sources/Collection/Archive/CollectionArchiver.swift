@@ -132,56 +132,66 @@ public struct CollectionArchiver: Sendable {
     private static func validated(_ data: Data, maxPhotoBytes: Int) throws -> (Archive, [String: Data]) {
         let entries = try TarArchive.read(data)
         guard let manifestEntry = entries.first(where: { $0.name == "manifest.json" }) else {
-            throw CollectionError(.invalidArgument, "archive: no manifest.json")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: no manifest.json")
         }
         let archive: Archive
         do {
             archive = try Archive(jsonUTF8Data: manifestEntry.data)
         } catch {
-            throw CollectionError(.invalidArgument, "archive: manifest.json does not parse: \(error)")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: manifest.json does not parse: \(error)")
         }
-        guard archive.version == 1 else { throw CollectionError(.invalidArgument, "archive: version \(archive.version) is not supported") }
+        guard archive.version == 1 else {
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: version \(archive.version) is not supported")
+        }
         var plantIDs: Set<String> = []
         for plant in archive.plants {
             do {
                 try PlantStore.validate(plant, requireName: true)
             } catch let error as CollectionError {
-                throw CollectionError(.invalidArgument, "archive: plant \(plant.id): \(error.message)")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: plant \(plant.id): \(error.message)")
             }
-            guard plantIDs.insert(plant.id).inserted else { throw CollectionError(.invalidArgument, "archive: plant \(plant.id) twice") }
+            guard plantIDs.insert(plant.id).inserted else {
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: plant \(plant.id) twice")
+            }
         }
         for record in archive.identifications where !WireTimestamp.isValid(record.identifiedAt) {
-            throw CollectionError(.invalidArgument, "archive: identification \(record.id) has an identified_at out of range")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: identification \(record.id) has an identified_at out of range")
         }
         for event in archive.journal where !WireTimestamp.isValid(event.occurredAt) {
-            throw CollectionError(.invalidArgument, "archive: journal event \(event.id) has an occurred_at out of range")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: journal event \(event.id) has an occurred_at out of range")
         }
         for record in archive.identifications where !record.plantID.isEmpty && !plantIDs.contains(record.plantID) {
-            throw CollectionError(.invalidArgument, "archive: identification \(record.id) names unknown plant \(record.plantID)")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: identification \(record.id) names unknown plant \(record.plantID)")
         }
         for event in archive.journal where !plantIDs.contains(event.plantID) || event.id.isEmpty {
-            throw CollectionError(.invalidArgument, "archive: journal event \(event.id) names unknown plant \(event.plantID)")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: journal event \(event.id) names unknown plant \(event.plantID)")
         }
         var files: [String: Data] = [:]
         for entry in entries where entry.name != "manifest.json" {
-            guard entry.name.hasPrefix("photos/") else { throw CollectionError(.invalidArgument, "archive: unexpected file \(entry.name)") }
+            guard entry.name.hasPrefix("photos/") else {
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: unexpected file \(entry.name)")
+            }
             files[String(entry.name.dropFirst("photos/".count))] = entry.data
         }
         for photo in archive.photos {
-            guard let bytes = files[photo.sha256] else { throw CollectionError(.invalidArgument, "archive: photo \(photo.sha256) is missing") }
+            guard let bytes = files[photo.sha256] else {
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256) is missing")
+            }
             guard bytes.count <= maxPhotoBytes, ContentHash.sha256(bytes) == photo.sha256 else {
-                throw CollectionError(.invalidArgument, "archive: photo \(photo.sha256) does not match its hash or is too large")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256) does not match its hash or is too large")
             }
             do {
                 _ = try ImageDecoder.inspect(bytes)
             } catch let error as ImagingError {
-                throw CollectionError(.invalidArgument, "archive: photo \(photo.sha256): \(error.message)")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256): \(error.message)")
             }
             for link in photo.links where !plantIDs.contains(link.plantID) {
-                throw CollectionError(.invalidArgument, "archive: photo \(photo.sha256) names unknown plant \(link.plantID)")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256) names unknown plant \(link.plantID)")
             }
         }
-        guard files.count == archive.photos.count else { throw CollectionError(.invalidArgument, "archive: photos not in the manifest") }
+        guard files.count == archive.photos.count else {
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photos not in the manifest")
+        }
         return (archive, files)
     }
 }

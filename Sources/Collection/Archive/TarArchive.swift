@@ -52,21 +52,25 @@ enum TarArchive {
             var sum = 0
             for (index, byte) in header.enumerated() { sum += (148..<156).contains(index) ? 32 : Int(byte) }
             guard let stored = Int(field(148, 8).trimmingCharacters(in: .whitespaces), radix: 8), stored == sum else {
-                throw CollectionError(.invalidArgument, "archive: damaged header at byte \(offset)")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: damaged header at byte \(offset)")
             }
             guard let size = Int(field(124, 12).trimmingCharacters(in: .whitespaces), radix: 8), size >= 0 else {
-                throw CollectionError(.invalidArgument, "archive: bad size at byte \(offset)")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: bad size at byte \(offset)")
             }
             let type = header[offset + 156]
             guard type == UInt8(ascii: "0") || type == 0 else {
-                throw CollectionError(.invalidArgument, "archive: \(field(0, 100)) is not a regular file")
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: \(field(0, 100)) is not a regular file")
             }
             let start = offset + 512
-            guard start + size <= bytes.count else { throw CollectionError(.invalidArgument, "archive: truncated in \(field(0, 100))") }
+            guard start + size <= bytes.count else {
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: truncated in \(field(0, 100))")
+            }
             entries.append(Entry(name: field(0, 100), data: Data(bytes[start..<(start + size)])))
-            guard entries.count <= maxEntries else { throw CollectionError(.invalidArgument, "archive: more than \(maxEntries) files") }
+            guard entries.count <= maxEntries else {
+                throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: more than \(maxEntries) files")
+            }
             offset = start + (size + 511) / 512 * 512
         }
-        throw CollectionError(.invalidArgument, "archive: truncated (no end blocks)")
+        throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: truncated (no end blocks)")
     }
 }

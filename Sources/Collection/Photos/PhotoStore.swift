@@ -29,7 +29,7 @@ public struct PhotoStore: Sendable {
     ///   too many pixels, too many bytes); NOT_FOUND for another owner's or a missing plant.
     public func put(_ data: Data, kind: Plantguide_Collection_V1_PhotoKind, plantID: String, owner: String) async throws -> (photo: Photo, deduplicated: Bool) {
         guard data.count <= maxBytes else {
-            throw CollectionError(.invalidArgument, "the photo is \(data.count) bytes; the limit is \(maxBytes) bytes")
+            throw CollectionError.invalidArgument("data", .tooLong, "the photo is \(data.count) bytes; the limit is \(maxBytes) bytes")
         }
         guard try await writer.read({ db in try PlantStore.fetch(db, owner: owner, id: plantID) }) != nil else {
             throw CollectionError(.notFound, "no plant \(plantID)")
@@ -40,7 +40,7 @@ public struct PhotoStore: Sendable {
             (sha, info) = try await BlockingWork.run { (ContentHash.sha256(data), try ImageDecoder.inspect(data)) }
             if try await !isStored(sha) { try await BlockingWork.run { try makeFiles(data, sha: sha, info: info) } }
         } catch let error as ImagingError {
-            throw CollectionError(.invalidArgument, error.message)
+            throw CollectionError.invalidArgument("data", .invalidFormat, error.message)
         }
         let time = now().timeIntervalSince1970
         let files = self.files
@@ -63,9 +63,9 @@ public struct PhotoStore: Sendable {
 
     /// The original (`thumbnailSize` 0) or a thumbnail (256 or 1024) of a photo the owner can see.
     public func get(sha: String, thumbnailSize: Int, owner: String) async throws -> (data: Data, mediaType: String, contentSHA256: String) {
-        guard ContentHash.isValid(sha) else { throw CollectionError(.invalidArgument, "sha256 must be 64 lower-case hex digits") }
+        guard ContentHash.isValid(sha) else { throw CollectionError.invalidArgument("sha256", .invalidFormat, "sha256 must be 64 lower-case hex digits") }
         guard thumbnailSize == 0 || PhotoFiles.thumbnailSizes.contains(thumbnailSize) else {
-            throw CollectionError(.invalidArgument, "thumbnail_size must be 0, 256 or 1024")
+            throw CollectionError.invalidArgument("thumbnail_size", .unknownValue, "thumbnail_size must be 0, 256 or 1024")
         }
         let mediaType = try await writer.read { db in
             try String.fetchOne(db, sql: """
@@ -92,7 +92,7 @@ public struct PhotoStore: Sendable {
     /// files go too (decided and done under the write lock, as ``removeFiles(of:)`` does).
     /// - Returns: whether the plant showed it, and whether its files were removed.
     public func delete(sha: String, plantID: String, owner: String) async throws -> (deleted: Bool, filesRemoved: Bool) {
-        guard ContentHash.isValid(sha) else { throw CollectionError(.invalidArgument, "sha256 must be 64 lower-case hex digits") }
+        guard ContentHash.isValid(sha) else { throw CollectionError.invalidArgument("sha256", .invalidFormat, "sha256 must be 64 lower-case hex digits") }
         let files = self.files
         return try await writer.write { db in
             try db.execute(sql: "DELETE FROM plantPhoto WHERE ownerID = ? AND plantID = ? AND sha256 = ?", arguments: [owner, plantID, sha])
@@ -164,7 +164,7 @@ public struct PhotoStore: Sendable {
         do {
             try makeFiles(data, sha: sha, info: try ImageDecoder.inspect(data))
         } catch let error as ImagingError {
-            throw CollectionError(.invalidArgument, "photo \(sha): \(error.message)")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "photo \(sha): \(error.message)")
         }
     }
 

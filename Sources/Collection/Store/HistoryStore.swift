@@ -16,11 +16,19 @@ public struct HistoryStore: Sendable {
 
     /// Stores an identification (of an existing plant, or of none). Adding the same id again is a no-op.
     public func add(_ record: Identification, owner: String) async throws -> (record: Identification, created: Bool) {
-        guard !record.id.isEmpty, record.id.count <= 200 else { throw CollectionError(.invalidArgument, "id must be 1 to 200 characters") }
-        guard (0...1).contains(record.confidence) else { throw CollectionError(.invalidArgument, "confidence must be between 0 and 1") }
-        guard record.topResults.count <= 50 else { throw CollectionError(.invalidArgument, "at most 50 top results") }
-        if record.hasLatitude, !(-90...90).contains(record.latitude) { throw CollectionError(.invalidArgument, "latitude out of range") }
-        if record.hasLongitude, !(-180...180).contains(record.longitude) { throw CollectionError(.invalidArgument, "longitude out of range") }
+        guard !record.id.isEmpty, record.id.count <= 200 else {
+            throw CollectionError.invalidArgument("identification.id", .outOfRange, "id must be 1 to 200 characters")
+        }
+        guard (0...1).contains(record.confidence) else {
+            throw CollectionError.invalidArgument("identification.confidence", .outOfRange, "confidence must be between 0 and 1")
+        }
+        guard record.topResults.count <= 50 else { throw CollectionError.invalidArgument("identification.top_results", .tooLong, "at most 50 top results") }
+        if record.hasLatitude, !(-90...90).contains(record.latitude) {
+            throw CollectionError.invalidArgument("identification.location.latitude", .outOfRange, "latitude out of range")
+        }
+        if record.hasLongitude, !(-180...180).contains(record.longitude) {
+            throw CollectionError.invalidArgument("identification.location.longitude", .outOfRange, "longitude out of range")
+        }
         if record.hasIdentifiedAt { try PlantStore.validateTimestamp(record.identifiedAt, field: "identification.identified_at") }
         var record = record
         if !record.hasIdentifiedAt { record.identifiedAt = Google_Protobuf_Timestamp(date: Date()) }
@@ -49,9 +57,9 @@ public struct HistoryStore: Sendable {
 
     /// Stores a care event of an existing plant. Adding the same id again is a no-op.
     public func add(_ event: JournalEvent, owner: String) async throws -> (event: JournalEvent, created: Bool) {
-        guard !event.id.isEmpty, event.id.count <= 200 else { throw CollectionError(.invalidArgument, "id must be 1 to 200 characters") }
-        guard event.kind != .unspecified else { throw CollectionError(.invalidArgument, "kind is required") }
-        guard event.note.count <= PlantStore.maxTextLength else { throw CollectionError(.invalidArgument, "note is too long") }
+        guard !event.id.isEmpty, event.id.count <= 200 else { throw CollectionError.invalidArgument("event.id", .outOfRange, "id must be 1 to 200 characters") }
+        guard event.kind != .unspecified else { throw CollectionError.invalidArgument("event.kind", .required, "kind is required") }
+        guard event.note.count <= PlantStore.maxTextLength else { throw CollectionError.invalidArgument("event.note", .tooLong, "note is too long") }
         if event.hasOccurredAt { try PlantStore.validateTimestamp(event.occurredAt, field: "event.occurred_at") }
         var event = event
         if !event.hasOccurredAt { event.occurredAt = Google_Protobuf_Timestamp(date: Date()) }
@@ -109,9 +117,9 @@ public struct HistoryStore: Sendable {
     }
 
     private static func page(_ size: Int, _ token: String) throws -> (Int, Int) {
-        guard size <= 500 else { throw CollectionError(.invalidArgument, "page_size must be at most 500") }
+        guard size <= 500 else { throw CollectionError.invalidArgument("page_size", .outOfRange, "page_size must be at most 500") }
         guard token.isEmpty || (token.hasPrefix("o") && Int(token.dropFirst()).map { $0 >= 0 } == true) else {
-            throw CollectionError(.invalidArgument, "page_token was not issued by this service")
+            throw CollectionError.invalidArgument("page_token", .invalidToken, "page_token was not issued by this service")
         }
         return (size == 0 ? 50 : size, token.isEmpty ? 0 : Int(token.dropFirst())!)
     }

@@ -26,9 +26,9 @@ extension PlantStore {
                 if from.hasIdentifiedAt { into.identifiedAt = from.identifiedAt } else { into.clearIdentifiedAt() }
             }
         case "id", "owner_id", "ownerId", "added_at", "addedAt", "updated_at", "updatedAt", "photos":
-            throw CollectionError(.invalidArgument, "\(path) cannot be changed")
+            throw CollectionError.invalidArgument("update_mask.paths", .immutable, "\(path) cannot be changed")
         default:
-            throw CollectionError(.invalidArgument, "\(path) is not a field of Plant")
+            throw CollectionError.invalidArgument("update_mask.paths", .unknownValue, "\(path) is not a field of Plant")
         }
     }
 }

@@ -10,7 +10,7 @@ extension PlantStore {
     /// holds the sort key and id of the last plant of the previous page, so pages stay right while plants are
     /// added or deleted).
     public func list(_ request: ListRequest, owner: String) async throws -> ListResponse {
-        guard request.pageSize <= 500 else { throw CollectionError(.invalidArgument, "page_size must be at most 500") }
+        guard request.pageSize <= 500 else { throw CollectionError.invalidArgument("page_size", .outOfRange, "page_size must be at most 500") }
         let pageSize = request.pageSize == 0 ? 50 : Int(request.pageSize)
         let filter = try PlantFilter(request, owner: owner)
         let sortKey = Self.sortKey(request.sort)
@@ -82,7 +82,7 @@ struct PlantFilter: Sendable {
         if request.hasAddedBefore { try PlantStore.validateTimestamp(request.addedBefore, field: "added_before") }
         if request.hasAddedAfter && request.hasAddedBefore,
            PlantRow.seconds(request.addedAfter) >= PlantRow.seconds(request.addedBefore) {
-            throw CollectionError(.invalidArgument, "added_after must be before added_before")
+            throw CollectionError.invalidArgument("added_after", .inconsistent, "added_after must be before added_before")
         }
         if request.hasAddedAfter { add("addedAt >= ?", PlantRow.seconds(request.addedAfter)) }
         if request.hasAddedBefore { add("addedAt < ?", PlantRow.seconds(request.addedBefore)) }
@@ -117,10 +117,10 @@ struct PageCursor: Sendable {
     /// - Throws: INVALID_ARGUMENT for a token that is malformed or was issued for another sort.
     init(token: String, sort: Plantguide_Collection_V1_PlantSort, descending: Bool) throws {
         guard let data = Data(base64Encoded: token), let cursor = try? JSONDecoder().decode(Wire.self, from: data) else {
-            throw CollectionError(.invalidArgument, "page_token was not issued by this service")
+            throw CollectionError.invalidArgument("page_token", .invalidToken, "page_token was not issued by this service")
         }
         guard cursor.s == sort.rawValue, cursor.d == descending else {
-            throw CollectionError(.invalidArgument, "page_token belongs to another sort order")
+            throw CollectionError.invalidArgument("page_token", .invalidToken, "page_token belongs to another sort order")
         }
         self.key = cursor.n.map { $0.databaseValue } ?? cursor.t.map { $0.databaseValue } ?? .null
         self.id = cursor.i

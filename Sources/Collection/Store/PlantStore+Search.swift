@@ -8,7 +8,7 @@ extension PlantStore {
     /// Plants of `owner` matching every word of `query` as a prefix, best first (bm25, with names weighted over
     /// family, location and notes), each with the ranges that matched.
     public func search(_ query: String, limit: Int, owner: String) async throws -> [SearchHit] {
-        guard let match = SearchQuery.fts(query, owner: owner) else { throw CollectionError(.invalidArgument, "query has no words") }
+        guard let match = SearchQuery.fts(query, owner: owner) else { throw CollectionError.invalidArgument("query", .required, "query has no words") }
         let words = SearchQuery.words(query)
         return try await writer.read { db in
             let rows = try Row.fetchAll(db, sql: """

@@ -42,7 +42,7 @@ public struct PlantStore: Sendable {
 
     /// Changes the fields named in `mask` (paths as in the Plant message, snake_case or lowerCamelCase).
     public func update(_ plant: Plant, mask: Google_Protobuf_FieldMask, owner: String) async throws -> Plant {
-        guard !mask.paths.isEmpty else { throw CollectionError(.invalidArgument, "update_mask is empty") }
+        guard !mask.paths.isEmpty else { throw CollectionError.invalidArgument("update_mask", .required, "update_mask is empty") }
         let fields = try mask.paths.map(Self.editableField(for:))
         let time = now().timeIntervalSince1970
         return try await writer.write { db in
@@ -151,24 +151,24 @@ public struct PlantStore: Sendable {
 
     static func validate(_ plant: Plant, requireName: Bool) throws {
         guard !plant.id.isEmpty, plant.id.count <= 200 else {
-            throw CollectionError(.invalidArgument, "id must be 1 to 200 characters")
+            throw CollectionError.invalidArgument("plant.id", .outOfRange, "id must be 1 to 200 characters")
         }
         if requireName && plant.scientificName.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw CollectionError(.invalidArgument, "scientific_name is empty")
+            throw CollectionError.invalidArgument("plant.scientific_name", .required, "scientific_name is empty")
         }
         for (name, value) in [("scientific_name", plant.scientificName), ("family", plant.family), ("genus", plant.genus),
                               ("custom_name", plant.customName), ("location", plant.location)]
         where value.count > maxNameLength {
-            throw CollectionError(.invalidArgument, "\(name) is longer than \(maxNameLength) characters")
+            throw CollectionError.invalidArgument("plant.\(name)", .tooLong, "\(name) is longer than \(maxNameLength) characters")
         }
         guard plant.notes.count <= maxTextLength else {
-            throw CollectionError(.invalidArgument, "notes are longer than \(maxTextLength) characters")
+            throw CollectionError.invalidArgument("plant.notes", .tooLong, "notes are longer than \(maxTextLength) characters")
         }
         guard plant.commonNames.count <= 50, plant.commonNames.allSatisfy({ $0.count <= maxNameLength }) else {
-            throw CollectionError(.invalidArgument, "common_names: at most 50 names of \(maxNameLength) characters")
+            throw CollectionError.invalidArgument("plant.common_names", .tooLong, "common_names: at most 50 names of \(maxNameLength) characters")
         }
         guard (0...1).contains(plant.identificationConfidence) else {
-            throw CollectionError(.invalidArgument, "identification_confidence must be between 0 and 1")
+            throw CollectionError.invalidArgument("plant.identification_confidence", .outOfRange, "identification_confidence must be between 0 and 1")
         }
         for (field, present, value) in [("added_at", plant.hasAddedAt, plant.addedAt), ("updated_at", plant.hasUpdatedAt, plant.updatedAt),
                                         ("identified_at", plant.hasIdentifiedAt, plant.identifiedAt)] where present {
@@ -179,8 +179,7 @@ public struct PlantStore: Sendable {
     /// Refuses a timestamp outside proto3's range (which no export could write back).
     static func validateTimestamp(_ timestamp: Google_Protobuf_Timestamp, field: String) throws {
         guard WireTimestamp.isValid(timestamp) else {
-            throw CollectionError(.invalidArgument,
-                                  "\(field) must lie between 0001-01-01 and 9999-12-31, with nanos from 0 to 999999999")
+            throw CollectionError.invalidArgument(field, .outOfRange, "\(field) must lie between 0001-01-01 and 9999-12-31, with nanos from 0 to 999999999")
         }
     }
 }

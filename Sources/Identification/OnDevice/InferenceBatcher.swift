@@ -94,13 +94,17 @@ final class InferenceBatcher: @unchecked Sendable {
             condition.lock()
             defer { condition.unlock() }
             guard !stopping else {
-                continuation.resume(throwing: RPCError(.unavailable, "the model is shutting down"))
+                continuation.resume(throwing: RPCError(.unavailable, "the model is shutting down")
+                    .reason(RPCErrorReason.shuttingDown, domain: IdentificationErrorReason.domain).retry(after: .seconds(1)))
                 return
             }
             guard queuedImages + images <= max(configuration.maxQueuedImages, images) || queue.isEmpty else {
                 stats.refused += 1
-                continuation.resume(throwing: RPCError(
-                    .resourceExhausted, "the on-device model is saturated (\(queuedImages) images waiting); retry with back-off"))
+                let error = RPCError(.resourceExhausted, "the on-device model's queue is full (\(queuedImages) images waiting); retry with back-off")
+                    .reason(IdentificationErrorReason.modelQueueFull, domain: IdentificationErrorReason.domain,
+                            metadata: ["queued_images": "\(queuedImages)"])
+                    .retry(after: .seconds(1))
+                continuation.resume(throwing: error)
                 return
             }
             queue.append(Job(inputs: inputs, images: images, deadline: deadline, enqueued: .now, continuation: continuation))

@@ -8,17 +8,18 @@ import Synchronization
 public final class PlantNetClient: Sendable {
     public let configuration: PlantNetConfiguration
     private let http: any HTTPClient
-    private let quota = Mutex<(remaining: Int?, resetsAt: Date?)>((nil, nil))
+    private let quota: Mutex<PlantNetQuota>
 
     public init(configuration: PlantNetConfiguration, http: any HTTPClient = URLSessionHTTPClient()) {
         self.configuration = configuration
         self.http = http
+        quota = Mutex(PlantNetQuota(limit: configuration.dailyLimit, now: Date()))
     }
 
     public var isConfigured: Bool { !(configuration.apiKey ?? "").isEmpty }
 
-    /// Identifications left today as last reported (nil before the first answer), and when a used-up quota resets.
-    public var remainingQuota: (remaining: Int?, resetsAt: Date?) { quota.withLock { $0 } }
+    /// Today's quota: the plan's limit, how much is used and remains, and when it resets (00:00 UTC).
+    var quotaSnapshot: PlantNetQuota.Snapshot { quota.withLock { $0.snapshot(at: Date()) } }
 
     /// Identifies the plant in `images`.
     /// - Throws: ``PlantNetError``: notConfigured, invalidRequest (no image, more than five, over 50 MB),
@@ -50,6 +51,7 @@ public final class PlantNetClient: Sendable {
         var retried = false
         while true {
             let response: HTTPResponse
+            quota.withLock { $0.sent(at: Date()) }
             do {
                 response = try await http.send(request, timeout: timeout ?? configuration.timeout)
             } catch let error as HTTPClientError {
@@ -60,12 +62,12 @@ public final class PlantNetClient: Sendable {
                 return try decode(response.body)
             case 404:
                 return PlantNetIdentification(candidates: [], noPlantRecognized: true, bestMatch: nil,
-                                              remainingRequests: remainingQuota.remaining, version: nil)
+                                              remainingRequests: quotaSnapshot.remaining, version: nil)
             case 401, 403:
                 throw PlantNetError(.unauthorized, message(response) ?? "the API key was refused")
             case 429:
                 let reset = Self.nextMidnightUTC(after: Date())
-                quota.withLock { $0 = (0, reset) }
+                quota.withLock { $0.exhausted(at: Date()) }
                 throw PlantNetError(.quotaExceeded, message(response) ?? "the daily quota is used up", resetsAt: reset)
             case 400, 413:
                 throw PlantNetError(.invalidRequest, message(response) ?? "Pl@ntNet refused the request (\(response.status))")
@@ -88,7 +90,7 @@ public final class PlantNetClient: Sendable {
         } catch {
             throw PlantNetError(.badResponse, "cannot read Pl@ntNet's answer: \(error)")
         }
-        if let remaining = decoded.remainingIdentificationRequests { quota.withLock { $0 = (remaining, nil) } }
+        if let remaining = decoded.remainingIdentificationRequests { quota.withLock { $0.reported(remaining: remaining, at: Date()) } }
         let candidates = decoded.results.map { result in
             PlantNetIdentification.Candidate(
                 scientificName: result.species.scientificNameWithoutAuthor,

@@ -10,6 +10,9 @@ public struct PlantNetConfiguration: Sendable {
     public var project = "all"
     /// Per request. Default 20 s (the caller's deadline may cut it shorter).
     public var timeout: Duration = .seconds(20)
+    /// Identifications a day the key's plan allows. Default 500 (Pl@ntNet's free plan); status reports usage
+    /// against it.
+    public var dailyLimit = 500
 
     public init(baseURL: URL = URL(string: "https://my-api.plantnet.org")!, apiKey: String?) {
         self.baseURL = baseURL

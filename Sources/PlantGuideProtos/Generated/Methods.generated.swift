@@ -19,6 +19,12 @@ public enum Plantguide_Caredata_V1_CareDataService {
         isIdempotent: true
     )
 
+    /// `/plantguide.caredata.v1.CareDataService/GetStatus` (idempotent)
+    public static let getStatus = RPCMethod<Plantguide_Caredata_V1_GetStatusRequest, Plantguide_Caredata_V1_GetStatusResponse>(
+        path: "/plantguide.caredata.v1.CareDataService/GetStatus",
+        isIdempotent: true
+    )
+
     /// `/plantguide.caredata.v1.CareDataService/GetCacheStats` (idempotent)
     public static let getCacheStats = RPCMethod<Plantguide_Caredata_V1_GetCacheStatsRequest, Plantguide_Caredata_V1_GetCacheStatsResponse>(
         path: "/plantguide.caredata.v1.CareDataService/GetCacheStats",
@@ -32,7 +38,7 @@ public enum Plantguide_Caredata_V1_CareDataService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [getCareInfo, searchSpecies, getCacheStats, invalidateCacheEntry]
+    public static let methods: [any AnyRPCMethod] = [getCareInfo, searchSpecies, getStatus, getCacheStats, invalidateCacheEntry]
 }
 
 /// Methods of `plantguide.collection.v1.CollectionService` (plantguide/collection/v1/collection.proto).

@@ -178,6 +178,162 @@ public nonisolated struct Plantguide_Caredata_V1_GetCacheStatsResponse: Sendable
   public init() {}
 }
 
+public nonisolated struct Plantguide_Caredata_V1_GetStatusRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Caredata_V1_GetStatusResponse: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var trefle: Plantguide_Caredata_V1_TrefleStatus {
+    get {_storage._trefle ?? Plantguide_Caredata_V1_TrefleStatus()}
+    set {_uniqueStorage()._trefle = newValue}
+  }
+  /// Returns true if `trefle` has been explicitly set.
+  public var hasTrefle: Bool {_storage._trefle != nil}
+  /// Clears the value of `trefle`. Subsequent reads from it will return its default value.
+  public mutating func clearTrefle() {_uniqueStorage()._trefle = nil}
+
+  public var cache: Plantguide_Caredata_V1_GetCacheStatsResponse {
+    get {_storage._cache ?? Plantguide_Caredata_V1_GetCacheStatsResponse()}
+    set {_uniqueStorage()._cache = newValue}
+  }
+  /// Returns true if `cache` has been explicitly set.
+  public var hasCache: Bool {_storage._cache != nil}
+  /// Clears the value of `cache`. Subsequent reads from it will return its default value.
+  public mutating func clearCache() {_uniqueStorage()._cache = nil}
+
+  /// Species in the bundled offline catalog.
+  public var catalogSpecies: UInt32 {
+    get {_storage._catalogSpecies}
+    set {_uniqueStorage()._catalogSpecies = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Plantguide_Caredata_V1_TrefleStatus: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var reachability: Plantguide_Caredata_V1_TrefleStatus.Reachability = .unspecified
+
+  /// Absent until the first answer.
+  public var lastSuccessAt: SwiftProtobuf.Google_Protobuf_Timestamp {
+    get {_lastSuccessAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
+    set {_lastSuccessAt = newValue}
+  }
+  /// Returns true if `lastSuccessAt` has been explicitly set.
+  public var hasLastSuccessAt: Bool {self._lastSuccessAt != nil}
+  /// Clears the value of `lastSuccessAt`. Subsequent reads from it will return its default value.
+  public mutating func clearLastSuccessAt() {self._lastSuccessAt = nil}
+
+  /// Absent until the first failure.
+  public var lastFailureAt: SwiftProtobuf.Google_Protobuf_Timestamp {
+    get {_lastFailureAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
+    set {_lastFailureAt = newValue}
+  }
+  /// Returns true if `lastFailureAt` has been explicitly set.
+  public var hasLastFailureAt: Bool {self._lastFailureAt != nil}
+  /// Clears the value of `lastFailureAt`. Subsequent reads from it will return its default value.
+  public mutating func clearLastFailureAt() {self._lastFailureAt = nil}
+
+  /// The last failure in words, "" when there was none.
+  public var lastError: String = String()
+
+  /// HTTP requests sent since the service started (retries included), and how many got 429.
+  public var requests: UInt64 = 0
+
+  public var rateLimited: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// What the last finished Trefle request found.
+  public nonisolated enum Reachability: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case unspecified // = 0
+
+    /// No token (PLANTGUIDE_TREFLE_TOKEN): answers come from the cache and the catalog.
+    case notConfigured // = 1
+
+    /// Configured; no request has finished since the service started.
+    case unknown // = 2
+
+    /// Trefle answered (a 404 for an unknown species counts).
+    case reachable // = 3
+
+    /// Down, too slow, or answering what cannot be read.
+    case unreachable // = 4
+
+    /// Trefle answered 429, or the client's own limiter would have waited too long.
+    case rateLimited // = 5
+
+    /// Trefle refused the token (401/403): fix the configuration.
+    case unauthorized // = 6
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .unspecified
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .unspecified
+      case 1: self = .notConfigured
+      case 2: self = .unknown
+      case 3: self = .reachable
+      case 4: self = .unreachable
+      case 5: self = .rateLimited
+      case 6: self = .unauthorized
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .unspecified: return 0
+      case .notConfigured: return 1
+      case .unknown: return 2
+      case .reachable: return 3
+      case .unreachable: return 4
+      case .rateLimited: return 5
+      case .unauthorized: return 6
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [Plantguide_Caredata_V1_TrefleStatus.Reachability] = [
+      .unspecified,
+      .notConfigured,
+      .unknown,
+      .reachable,
+      .unreachable,
+      .rateLimited,
+      .unauthorized,
+    ]
+
+  }
+
+  public init() {}
+
+  fileprivate var _lastSuccessAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
+  fileprivate var _lastFailureAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
+}
+
 public nonisolated struct Plantguide_Caredata_V1_InvalidateCacheEntryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -542,6 +698,172 @@ nonisolated extension Plantguide_Caredata_V1_GetCacheStatsResponse: SwiftProtobu
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension Plantguide_Caredata_V1_GetStatusRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetStatusRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_GetStatusRequest, rhs: Plantguide_Caredata_V1_GetStatusRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetStatusResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}trefle\0\u{1}cache\0\u{3}catalog_species\0")
+
+  fileprivate class _StorageClass {
+    var _trefle: Plantguide_Caredata_V1_TrefleStatus? = nil
+    var _cache: Plantguide_Caredata_V1_GetCacheStatsResponse? = nil
+    var _catalogSpecies: UInt32 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _trefle = source._trefle
+      _cache = source._cache
+      _catalogSpecies = source._catalogSpecies
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._trefle) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._cache) }()
+        case 3: try { try decoder.decodeSingularUInt32Field(value: &_storage._catalogSpecies) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      try { if let v = _storage._trefle {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+      } }()
+      try { if let v = _storage._cache {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+      if _storage._catalogSpecies != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._catalogSpecies, fieldNumber: 3)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_GetStatusResponse, rhs: Plantguide_Caredata_V1_GetStatusResponse) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._trefle != rhs_storage._trefle {return false}
+        if _storage._cache != rhs_storage._cache {return false}
+        if _storage._catalogSpecies != rhs_storage._catalogSpecies {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_TrefleStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TrefleStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reachability\0\u{3}last_success_at\0\u{3}last_failure_at\0\u{3}last_error\0\u{1}requests\0\u{3}rate_limited\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.reachability) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._lastSuccessAt) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._lastFailureAt) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.lastError) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.requests) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.rateLimited) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.reachability != .unspecified {
+      try visitor.visitSingularEnumField(value: self.reachability, fieldNumber: 1)
+    }
+    try { if let v = self._lastSuccessAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._lastFailureAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.lastError.isEmpty {
+      try visitor.visitSingularStringField(value: self.lastError, fieldNumber: 4)
+    }
+    if self.requests != 0 {
+      try visitor.visitSingularUInt64Field(value: self.requests, fieldNumber: 5)
+    }
+    if self.rateLimited != 0 {
+      try visitor.visitSingularUInt64Field(value: self.rateLimited, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_TrefleStatus, rhs: Plantguide_Caredata_V1_TrefleStatus) -> Bool {
+    if lhs.reachability != rhs.reachability {return false}
+    if lhs._lastSuccessAt != rhs._lastSuccessAt {return false}
+    if lhs._lastFailureAt != rhs._lastFailureAt {return false}
+    if lhs.lastError != rhs.lastError {return false}
+    if lhs.requests != rhs.requests {return false}
+    if lhs.rateLimited != rhs.rateLimited {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_TrefleStatus.Reachability: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REACHABILITY_UNSPECIFIED\0\u{1}REACHABILITY_NOT_CONFIGURED\0\u{1}REACHABILITY_UNKNOWN\0\u{1}REACHABILITY_REACHABLE\0\u{1}REACHABILITY_UNREACHABLE\0\u{1}REACHABILITY_RATE_LIMITED\0\u{1}REACHABILITY_UNAUTHORIZED\0")
 }
 
 nonisolated extension Plantguide_Caredata_V1_InvalidateCacheEntryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -260,7 +260,9 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyResponse: Sendabl
 
   public var source: Plantguide_Identification_V1_ResultSource = .unspecified
 
-  /// True when no plant was recognised (Pl@ntNet's "Species not found", or every score under the floor).
+  /// True when no plant was recognised: Pl@ntNet's "Species not found", or an answer of the on-device model alone
+  /// whose best score is under the service's threshold (GetStatusResponse.no_plant_threshold, default 0.05).
+  /// `candidates` is then empty.
   public var noPlantRecognized: Bool = false
 
   /// The model that answered on-device, e.g. "plant-cnn-plantvillage@1".
@@ -303,10 +305,11 @@ public nonisolated struct Plantguide_Identification_V1_GetStatusResponse: Sendab
 
   public var plantnetConfigured: Bool = false
 
-  /// Pl@ntNet's remaining daily requests as last reported; -1 when unknown.
+  /// Pl@ntNet's remaining identifications today as it last reported them (each answer says); -1 before its first
+  /// answer of the day (UTC).
   public var plantnetRemainingRequests: Int64 = 0
 
-  /// When the quota resets (00:00 UTC).
+  /// When today's quota resets: the next 00:00 UTC. Always present.
   public var plantnetQuotaResetsAt: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_plantnetQuotaResetsAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_plantnetQuotaResetsAt = newValue}
@@ -315,6 +318,16 @@ public nonisolated struct Plantguide_Identification_V1_GetStatusResponse: Sendab
   public var hasPlantnetQuotaResetsAt: Bool {self._plantnetQuotaResetsAt != nil}
   /// Clears the value of `plantnetQuotaResetsAt`. Subsequent reads from it will return its default value.
   public mutating func clearPlantnetQuotaResetsAt() {self._plantnetQuotaResetsAt = nil}
+
+  /// The identifications a day the key's plan allows, as configured (--plantnet-daily-limit, default 500).
+  public var plantnetDailyLimit: Int64 = 0
+
+  /// Identifications used today: the limit minus the last reported remaining; before Pl@ntNet's first answer of the
+  /// day, the requests this instance has sent today (a lower bound when other instances share the key).
+  public var plantnetUsedRequests: Int64 = 0
+
+  /// An on-device answer whose best score is under this is "no plant recognised" (--no-plant-below; 0 = off).
+  public var noPlantThreshold: Double = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -619,7 +632,7 @@ nonisolated extension Plantguide_Identification_V1_GetStatusRequest: SwiftProtob
 
 nonisolated extension Plantguide_Identification_V1_GetStatusResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetStatusResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}models\0\u{3}plantnet_configured\0\u{3}plantnet_remaining_requests\0\u{3}plantnet_quota_resets_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}models\0\u{3}plantnet_configured\0\u{3}plantnet_remaining_requests\0\u{3}plantnet_quota_resets_at\0\u{3}plantnet_daily_limit\0\u{3}plantnet_used_requests\0\u{3}no_plant_threshold\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -631,6 +644,9 @@ nonisolated extension Plantguide_Identification_V1_GetStatusResponse: SwiftProto
       case 2: try { try decoder.decodeSingularBoolField(value: &self.plantnetConfigured) }()
       case 3: try { try decoder.decodeSingularInt64Field(value: &self.plantnetRemainingRequests) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._plantnetQuotaResetsAt) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.plantnetDailyLimit) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.plantnetUsedRequests) }()
+      case 7: try { try decoder.decodeSingularDoubleField(value: &self.noPlantThreshold) }()
       default: break
       }
     }
@@ -653,6 +669,15 @@ nonisolated extension Plantguide_Identification_V1_GetStatusResponse: SwiftProto
     try { if let v = self._plantnetQuotaResetsAt {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     } }()
+    if self.plantnetDailyLimit != 0 {
+      try visitor.visitSingularInt64Field(value: self.plantnetDailyLimit, fieldNumber: 5)
+    }
+    if self.plantnetUsedRequests != 0 {
+      try visitor.visitSingularInt64Field(value: self.plantnetUsedRequests, fieldNumber: 6)
+    }
+    if self.noPlantThreshold.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.noPlantThreshold, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -661,6 +686,9 @@ nonisolated extension Plantguide_Identification_V1_GetStatusResponse: SwiftProto
     if lhs.plantnetConfigured != rhs.plantnetConfigured {return false}
     if lhs.plantnetRemainingRequests != rhs.plantnetRemainingRequests {return false}
     if lhs._plantnetQuotaResetsAt != rhs._plantnetQuotaResetsAt {return false}
+    if lhs.plantnetDailyLimit != rhs.plantnetDailyLimit {return false}
+    if lhs.plantnetUsedRequests != rhs.plantnetUsedRequests {return false}
+    if lhs.noPlantThreshold != rhs.noPlantThreshold {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

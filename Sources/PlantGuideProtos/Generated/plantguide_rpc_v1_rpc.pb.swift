@@ -250,7 +250,9 @@ public nonisolated struct Plantguide_Rpc_V1_Status: Sendable {
   /// A developer-facing message in English saying what went wrong, e.g. "photo is not a JPEG, PNG or WebP".
   public var message: String = String()
 
-  /// Optional machine-readable detail messages (for example a field violation list).
+  /// Machine-readable details: the messages of plantguide/rpc/v1/error_details.proto, which also says which
+  /// statuses carry which (every INVALID_ARGUMENT a `BadRequest` naming the wrong fields; RESOURCE_EXHAUSTED and
+  /// UNAVAILABLE an `ErrorInfo` reason and, when a retry can succeed, a `RetryInfo`). Skip details you do not know.
   public var details: [SwiftProtobuf.Google_Protobuf_Any] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

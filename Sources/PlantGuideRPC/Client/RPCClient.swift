@@ -79,7 +79,7 @@ public final class RPCClient: Sendable {
         do {
             payload = try request.serializedBytes()
         } catch {
-            throw RPCError(.invalidArgument, "cannot serialize \(Request.protoMessageName): \(error)")
+            throw RPCError.invalidArgument("payload", .invalidFormat, "cannot serialize \(Request.protoMessageName): \(error)")
         }
         let reply = try await call(path: method.path, payload: payload, isIdempotent: method.isIdempotent, options: options)
         do {

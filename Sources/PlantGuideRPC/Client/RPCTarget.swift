@@ -17,7 +17,7 @@ public enum RPCTarget: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``RPCError`` with INVALID_ARGUMENT saying what is wrong.
     public init(parsing text: String) throws {
         let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !parts.isEmpty else { throw RPCError(.invalidArgument, "empty target") }
+        guard !parts.isEmpty else { throw RPCError.invalidArgument("target", .required, "empty target") }
         if parts.count == 1, let (host, port) = try Self.hostAndPort(of: parts[0]), !Self.isIPLiteral(host) {
             self = .dns(host: host, port: port)
             return
@@ -28,11 +28,11 @@ public enum RPCTarget: Sendable, Hashable, CustomStringConvertible {
                 endpoints.append(part)
             } else if let (host, port) = try Self.hostAndPort(of: part) {
                 guard Self.isIPLiteral(host) else {
-                    throw RPCError(.invalidArgument, "'\(part)': list only IP endpoints, or give a single DNS name")
+                    throw RPCError.invalidArgument("target", .invalidFormat, "'\(part)': list only IP endpoints, or give a single DNS name")
                 }
                 endpoints.append(Self.tcpEndpoint(host: host, port: port))
             } else {
-                throw RPCError(.invalidArgument, "'\(part)' is not an endpoint (expected tcp://HOST:PORT)")
+                throw RPCError.invalidArgument("target", .invalidFormat, "'\(part)' is not an endpoint (expected tcp://HOST:PORT)")
             }
         }
         self = .endpoints(endpoints)
@@ -61,12 +61,12 @@ public enum RPCTarget: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
         guard let colon = rest.lastIndex(of: ":") else {
-            throw RPCError(.invalidArgument, "'\(text)' has no port (expected HOST:PORT)")
+            throw RPCError.invalidArgument("target", .invalidFormat, "'\(text)' has no port (expected HOST:PORT)")
         }
         var host = rest[..<colon]
         if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard let port = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(port), !host.isEmpty else {
-            throw RPCError(.invalidArgument, "'\(text)' needs a host and a port from 1 to 65535")
+            throw RPCError.invalidArgument("target", .invalidFormat, "'\(text)' needs a host and a port from 1 to 65535")
         }
         return (String(host), port)
     }

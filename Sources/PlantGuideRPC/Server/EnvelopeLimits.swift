@@ -11,13 +11,13 @@ public enum EnvelopeLimits {
     public static let maxMetadataBytes = 8 * 1_024
 
     /// What a scan found.
-    public enum Verdict: Equatable, Sendable {
+    public enum Verdict: Sendable {
         /// Within every limit: parse it.
         case acceptable
         /// Not a protobuf message: drop it.
         case malformed
         /// Over a limit: answer `id` (0 when the frame did not say) with `code` and `message` instead of parsing.
-        case refused(id: UInt64, code: RPCError.Code, message: String)
+        case refused(id: UInt64, error: RPCError)
     }
 
     /// Scans the top-level fields of an `RpcRequest` frame.
@@ -52,12 +52,15 @@ public enum EnvelopeLimits {
             }
         }
         if methodBytes > maxMethodBytes {
-            return .refused(id: id, code: .invalidArgument,
-                            message: "the method name is \(methodBytes) bytes; the limit is \(maxMethodBytes)")
+            let message = "the method name is \(methodBytes) bytes; the limit is \(maxMethodBytes)"
+            return .refused(id: id, error: .invalidArgument("method", .tooLong, message))
         }
         if metadataEntries > maxMetadataEntries || metadataBytes > maxMetadataBytes {
-            return .refused(id: id, code: .resourceExhausted, message: "the metadata (\(metadataEntries) entries, "
-                + "\(metadataBytes) bytes) exceeds the limit of \(maxMetadataEntries) entries and \(maxMetadataBytes) bytes")
+            let message = "the metadata (\(metadataEntries) entries, "
+                + "\(metadataBytes) bytes) exceeds the limit of \(maxMetadataEntries) entries and \(maxMetadataBytes) bytes"
+            let error = RPCError(.resourceExhausted, message)
+                .reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "metadata"])
+            return .refused(id: id, error: error)
         }
         return .acceptable
     }

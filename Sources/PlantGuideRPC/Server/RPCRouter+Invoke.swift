@@ -23,7 +23,7 @@ extension RPCRouter {
         } else if let probe = probe(for: path) {
             run = { payload, _ in try probe(payload) }
         } else {
-            return Outcome(payload: nil, error: RPCError(.unimplemented, "unknown method \(path)"))
+            return Outcome(payload: nil, error: RPCError.unknownMethod(path))
         }
         do {
             return Outcome(payload: try await run(payload, context), error: nil)

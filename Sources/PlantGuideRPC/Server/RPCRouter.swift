@@ -46,7 +46,7 @@ public struct RPCRouter: Sendable {
             do {
                 request = try Request(serializedBytes: payload)
             } catch {
-                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName) message")
+                throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
             }
             return try await handler(request, context).serializedBytes()
         }
@@ -64,7 +64,7 @@ public struct RPCRouter: Sendable {
             do {
                 request = try Request(serializedBytes: payload)
             } catch {
-                throw RPCError(.invalidArgument, "payload is not a valid \(Request.protoMessageName) message")
+                throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
             }
             return try handler(request).serializedBytes()
         }

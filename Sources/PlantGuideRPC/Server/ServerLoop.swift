@@ -171,10 +171,10 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             metrics.malformedFrames.increment()
             logger.debug("dropped a frame that is not an RpcRequest", metadata: ["bytes": "\(body.count)"])
             return
-        case .refused(let id, let code, let message):
+        case .refused(let id, let error):
             let now = MonotonicTime.now()
             let call = Call(routing: routing, requestID: id, method: "", arrived: now, deadline: now, handler: nil)
-            return reply(to: call, error: RPCError(code, message), on: socket)
+            return reply(to: call, error: error, on: socket)
         }
         let request: Plantguide_Rpc_V1_RpcRequest
         do {
@@ -193,17 +193,18 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         if body.count > configuration.maxMessageSize {
             let error = RPCError(
                 .resourceExhausted,
-                "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes")
+                "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes"
+            ).reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "message"])
             return reply(to: call, error: error, on: socket)
         }
         if let probe = router.probe(for: request.method) {
             return answer(call, payload: request.payload, with: probe, on: socket)
         }
         if call.handler == nil {
-            return reply(to: call, error: RPCError(.unimplemented, "unknown method \(request.method)"), on: socket)
+            return reply(to: call, error: RPCError.unknownMethod(request.method), on: socket)
         }
         if draining.isSet {
-            return reply(to: call, error: RPCError(.unavailable, "the server is shutting down"), on: socket)
+            return reply(to: call, error: .shuttingDown("the server is shutting down"), on: socket)
         }
         let sequence = nextSequence
         nextSequence += 1
@@ -218,7 +219,10 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             queue.append(sequence)
             queuedBytes += request.payload.count
         } else {
-            return reply(to: call, error: RPCError(.resourceExhausted, "the server is at capacity; retry later"), on: socket)
+            let error = RPCError(.resourceExhausted, "the server's queue is full; retry later")
+                .reason(RPCErrorReason.serverQueueFull, domain: RPCErrorReason.transportDomain)
+                .retry(after: .milliseconds(100))
+            return reply(to: call, error: error, on: socket)
         }
         deadlines.compact(liveCount: calls.count) { calls[$0] != nil }
         deadlines.insert(call.deadline, sequence)
@@ -310,7 +314,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     private func abandonRemainingCalls(on socket: ZMQSocket) {
         for (_, call) in calls {
             call.task?.cancel()
-            reply(to: call, error: RPCError(.unavailable, "the server shut down before the call finished"), on: socket)
+            reply(to: call, error: .shuttingDown("the server shut down before the call finished"), on: socket)
         }
         calls.removeAll()
     }

@@ -27,13 +27,13 @@ public enum WireTimestamp {
         _ timestamp: Google_Protobuf_Timestamp, field: String, within range: ClosedRange<Double>? = nil
     ) throws -> Double {
         guard isValid(timestamp) else {
-            throw RPCError(.invalidArgument,
-                "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos from 0 to 999999999")
+            throw RPCError.invalidArgument(
+                field, .outOfRange, "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos from 0 to 999999999")
         }
         let seconds = Double(timestamp.seconds) + Double(timestamp.nanos) / 1e9
         if let range, !range.contains(seconds) {
             let bounds = "\(describe(range.lowerBound)) to \(describe(range.upperBound))"
-            throw RPCError(.invalidArgument, "\(field) must lie from \(bounds)")
+            throw RPCError.invalidArgument(field, .outOfRange, "\(field) must lie from \(bounds)")
         }
         return seconds
     }

@@ -9,7 +9,7 @@ extension SchedulingStore {
 
     /// Tasks for a view: open, overdue, today, upcoming (from tomorrow) or a date range, filtered by type and plant.
     public func list(_ request: ListRequest, owner: String) async throws -> (tasks: [CareTask], days: [(String, [CareTask])]) {
-        guard request.limit <= 1_000 else { throw SchedulingError(.invalidArgument, "limit must be at most 1000") }
+        guard request.limit <= 1_000 else { throw SchedulingError.invalidArgument("limit", .outOfRange, "limit must be at most 1000") }
         let limit = request.limit == 0 ? 200 : Int(request.limit)
         let time = now()
         return try await writer.read { db in
@@ -22,7 +22,7 @@ extension SchedulingStore {
             case .upcoming: conditions.append("state IN (1, 3) AND dueDay > \(today)")
             case .range:
                 guard let from = LocalDate(parsing: request.fromDate), let to = LocalDate(parsing: request.toDate), from <= to else {
-                    throw SchedulingError(.invalidArgument, "a range needs from_date <= to_date as YYYY-MM-DD")
+                    throw SchedulingError.invalidArgument("from_date", .inconsistent, "a range needs from_date <= to_date as YYYY-MM-DD")
                 }
                 conditions.append("dueDay BETWEEN \(from.dayNumber) AND \(to.dayNumber)")
             default: conditions.append("state IN (1, 3)")
@@ -59,7 +59,7 @@ extension SchedulingStore {
     /// Tasks (not skipped) per local day in [from, to], for a month view.
     public func counts(from: String, to: String, owner: String) async throws -> [String: UInt32] {
         guard let first = LocalDate(parsing: from), let last = LocalDate(parsing: to), first <= last, first.days(to: last) <= 366 else {
-            throw SchedulingError(.invalidArgument, "from_date and to_date must be YYYY-MM-DD, in order, at most a year apart")
+            throw SchedulingError.invalidArgument("from_date", .inconsistent, "from_date and to_date must be YYYY-MM-DD, in order, at most a year apart")
         }
         return try await writer.read { db in
             var counts: [String: UInt32] = [:]
@@ -74,7 +74,7 @@ extension SchedulingStore {
 
     /// Marks tasks done (idempotent) and plans their plants again, so the next occurrence counts from `at`.
     public func complete(ids: [String], at: Date?, owner: String) async throws -> (completed: [CareTask], planned: [CareTask]) {
-        guard !ids.isEmpty else { throw SchedulingError(.invalidArgument, "task_ids is empty") }
+        guard !ids.isEmpty else { throw SchedulingError.invalidArgument("task_ids", .required, "task_ids is empty") }
         let time = now()
         let when = (at ?? time).timeIntervalSince1970
         return try await writer.write { db in
@@ -114,14 +114,16 @@ extension SchedulingStore {
                 try db.execute(sql: "UPDATE task SET state = 3, remindAt = ?, remindedAt = NULL WHERE ownerID = ? AND id = ?",
                                arguments: [time.timeIntervalSince1970 + Double(hours) * 3_600, owner, id])
             } else if let date, let day = LocalDate(parsing: date) {
-                guard day > Self.localDate(time, preferences.timeZone) else { throw SchedulingError(.invalidArgument, "snooze to a later date") }
+                guard day > Self.localDate(time, preferences.timeZone) else {
+                    throw SchedulingError.invalidArgument("date", .outOfRange, "snooze to a later date")
+                }
                 var planner = preferences
                 planner.remindDaysBefore = 0
                 let remind = Self.remindAt(day, preferences: planner)
                 try db.execute(sql: "UPDATE task SET state = 3, dueDay = ?, snoozedUntilDay = ?, remindAt = ?, remindedAt = NULL WHERE ownerID = ? AND id = ?",
                                arguments: [day.dayNumber, day.dayNumber, remind.timeIntervalSince1970, owner, id])
             } else {
-                throw SchedulingError(.invalidArgument, "give hours or a date (YYYY-MM-DD)")
+                throw SchedulingError.invalidArgument("until", .required, "give hours, or a date as YYYY-MM-DD")
             }
             return try TaskRows.fetch(db, "ownerID = ? AND id = ?", [owner, id])[0]
         }
@@ -138,9 +140,13 @@ extension SchedulingStore {
 
     /// A one-off task under the client's id (adding it again is a no-op).
     public func add(_ task: CareTask, owner: String) async throws -> CareTask {
-        guard !task.id.isEmpty, !task.id.contains("|"), !task.plantID.isEmpty, task.type != .unspecified,
-              let due = LocalDate(parsing: task.dueDate) else {
-            throw SchedulingError(.invalidArgument, "a task needs an id (without '|'), a plant_id, a type and a due_date (YYYY-MM-DD)")
+        guard !task.id.isEmpty, !task.id.contains("|") else {
+            throw SchedulingError.invalidArgument("task.id", .invalidFormat, "a task needs an id without '|'")
+        }
+        guard !task.plantID.isEmpty else { throw SchedulingError.invalidArgument("task.plant_id", .required, "a task needs a plant_id") }
+        guard task.type != .unspecified else { throw SchedulingError.invalidArgument("task.type", .required, "a task needs a type") }
+        guard let due = LocalDate(parsing: task.dueDate) else {
+            throw SchedulingError.invalidArgument("task.due_date", .invalidFormat, "a task needs a due_date as YYYY-MM-DD")
         }
         return try await writer.write { db in
             let preferences = try SchedulePreferences(wire: Self.preferences(db, owner: owner))
@@ -155,7 +161,7 @@ extension SchedulingStore {
     /// "I watered it", from the journal: completes the open task of that kind due by today; with none, the care
     /// is still recorded so the next occurrence counts from it.
     public func recordCareEvent(plantID: String, type: Plantguide_Scheduling_V1_TaskType, at: Date?, owner: String) async throws -> CareTask? {
-        guard let kind = TaskRows.kind(type.rawValue) else { throw SchedulingError(.invalidArgument, "type is required") }
+        guard let kind = TaskRows.kind(type.rawValue) else { throw SchedulingError.invalidArgument("type", .required, "type is required") }
         let time = now()
         let when = at ?? time
         let open: String? = try await writer.read { db in

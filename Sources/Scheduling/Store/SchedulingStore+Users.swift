@@ -12,13 +12,13 @@ extension SchedulingStore {
     /// The owner's schedules by plant id, `pageSize` (1–500, 100 when 0) at a time.
     /// - Returns: the page and the token of the next one (empty on the last page).
     public func schedules(pageSize: Int, pageToken: String, owner: String) async throws -> ([Schedule], String) {
-        guard (0...500).contains(pageSize) else { throw SchedulingError(.invalidArgument, "page_size must be at most 500") }
+        guard (0...500).contains(pageSize) else { throw SchedulingError.invalidArgument("page_size", .outOfRange, "page_size must be at most 500") }
         let size = pageSize == 0 ? 100 : pageSize
         let after: String
         if pageToken.isEmpty {
             after = ""
         } else {
-            guard pageToken.hasPrefix("s:") else { throw SchedulingError(.invalidArgument, "page_token is not from ListSchedules") }
+            guard pageToken.hasPrefix("s:") else { throw SchedulingError.invalidArgument("page_token", .invalidToken, "page_token is not from ListSchedules") }
             after = String(pageToken.dropFirst(2))
         }
         return try await writer.read { db in
@@ -36,7 +36,7 @@ extension SchedulingStore {
     public func rename(plantID: String, to name: String, owner: String) async throws -> Schedule {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= Self.maxPlantNameLength else {
-            throw SchedulingError(.invalidArgument, "plant_name must be 1 to \(Self.maxPlantNameLength) characters")
+            throw SchedulingError.invalidArgument("plant_name", .tooLong, "plant_name must be 1 to \(Self.maxPlantNameLength) characters")
         }
         return try await writer.write { db in
             guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?",
@@ -53,7 +53,7 @@ extension SchedulingStore {
 
     /// Open tasks per plant: overdue, due today and later, in the owner's time zone.
     public func taskCounts(plantIDs: [String], owner: String) async throws -> [String: Plantguide_Scheduling_V1_PlantTaskCounts] {
-        guard plantIDs.count <= 1_000 else { throw SchedulingError(.invalidArgument, "plant_ids: at most 1000") }
+        guard plantIDs.count <= 1_000 else { throw SchedulingError.invalidArgument("plant_ids", .tooLong, "plant_ids: at most 1000") }
         let time = now()
         return try await writer.read { db in
             let zone = try SchedulePreferences(wire: Self.preferences(db, owner: owner)).timeZone

@@ -54,10 +54,10 @@ public struct SchedulingStore: Sendable {
 
     /// Creates or replaces the schedule of a plant and plans its tasks over the horizon.
     public func putSchedule(_ schedule: Schedule, owner: String) async throws -> (Schedule, [CareTask]) {
-        guard !schedule.plantID.isEmpty else { throw SchedulingError(.invalidArgument, "plant_id is empty") }
-        guard schedule.hasCareInfo else { throw SchedulingError(.invalidArgument, "care_info is required") }
+        guard !schedule.plantID.isEmpty else { throw SchedulingError.invalidArgument("schedule.plant_id", .required, "plant_id is empty") }
+        guard schedule.hasCareInfo else { throw SchedulingError.invalidArgument("schedule.care_info", .required, "care_info is required") }
         if !schedule.startDate.isEmpty, LocalDate(parsing: schedule.startDate) == nil {
-            throw SchedulingError(.invalidArgument, "start_date '\(schedule.startDate)' is not YYYY-MM-DD")
+            throw SchedulingError.invalidArgument("schedule.start_date", .invalidFormat, "start_date '\(schedule.startDate)' is not YYYY-MM-DD")
         }
         try Self.validateCareLimits(schedule.careInfo)
         let time = now()
@@ -77,15 +77,19 @@ public struct SchedulingStore: Sendable {
     /// or outside ``intervalMultipliers``, fertilising months outside 1–12.
     static func validateCareLimits(_ care: Plantguide_Caredata_V1_CareInfo) throws {
         guard care.watering.intervalDays <= maxIntervalDays else {
-            throw SchedulingError(.invalidArgument, "care_info.watering.interval_days must be at most \(maxIntervalDays)")
+            throw SchedulingError.invalidArgument(
+                "schedule.care_info.watering.interval_days", .outOfRange, "care_info.watering.interval_days must be at most \(maxIntervalDays)")
         }
-        for adjustment in care.watering.seasonalAdjustments
+        for (index, adjustment) in care.watering.seasonalAdjustments.enumerated()
         where !(adjustment.intervalMultiplier == 0 || intervalMultipliers.contains(adjustment.intervalMultiplier)) {
-            throw SchedulingError(.invalidArgument, "care_info.watering.seasonal_adjustments.interval_multiplier must be 0 (none) "
-                + "or from \(intervalMultipliers.lowerBound) to \(intervalMultipliers.upperBound)")
+            let field = "care_info.watering.seasonal_adjustments[\(index)].interval_multiplier"
+            throw SchedulingError.invalidArgument(
+                "schedule." + field, .outOfRange,
+                "\(field) must be 0 (none) or from \(intervalMultipliers.lowerBound) to \(intervalMultipliers.upperBound)")
         }
         guard care.fertilizer.activeMonths.allSatisfy({ (1...12).contains($0) }) else {
-            throw SchedulingError(.invalidArgument, "care_info.fertilizer.active_months are months 1–12")
+            throw SchedulingError.invalidArgument(
+                "schedule.care_info.fertilizer.active_months", .outOfRange, "care_info.fertilizer.active_months are months 1–12")
         }
     }
 
@@ -245,7 +249,8 @@ public struct SchedulingStore: Sendable {
             if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
         }
         guard known.contains(snake) else {
-            throw SchedulingError(.invalidArgument, "update_mask: unknown path '\(path)'; use \(known.joined(separator: ", "))")
+            throw SchedulingError.invalidArgument(
+                "update_mask.paths", .unknownValue, "update_mask: unknown path '\(path)'; use \(known.joined(separator: ", "))")
         }
         return snake
     }
