@@ -23,6 +23,8 @@ struct PlantListTests {
         (Request.with { $0.families = ["araceae", "lamiaceae"]; $0.favoritesOnly = true }, ["p1", "p4"]),
         (Request.with { $0.query = "plant"; $0.favoritesOnly = true }, ["p1"]),
         (Request.with { $0.query = "kitchen"; $0.sources = [.manual] }, ["p4"]),
+        (Request.with { $0.scientificNames = ["aloe VERA", "Ficus lyrata", "Nope nope"] }, ["p2", "p7"]),
+        (Request.with { $0.scientificNames = ["Aloe vera", "Monstera deliciosa"]; $0.favoritesOnly = true }, ["p1", "p7"]),
     ])
     func filters(request: Request, expected: [String]) async throws {
         let fixture = try CollectionFixture()
@@ -163,7 +165,7 @@ struct PlantSearchTests {
         #expect(try await fixture.plants.suggestions(prefix: "sw", limit: 10, owner: "a") == ["Sweet basil", "Swiss cheese plant"])
     }
 
-    @Test("statistics: totals, favourites, families, sources, added this month")
+    @Test("statistics: totals, favourites, families, species, sources, added this month")
     func statistics() async throws {
         let fixture = try CollectionFixture()
         try await fixture.seed()
@@ -176,6 +178,7 @@ struct PlantSearchTests {
         #expect(stats.totalPlants == 8 && stats.favorites == 3 && stats.addedThisMonth == 8)
         #expect(stats.plantsPerFamily["Araceae"] == 3 && stats.plantsPerFamily["Rosaceae"] == 1)
         #expect(stats.plantsPerSource == ["on_device": 2, "plantnet": 2, "hybrid": 1, "manual": 2, "unspecified": 1])
+        #expect(stats.plantsPerSpecies.count == 8 && stats.plantsPerSpecies["Aloe vera"] == 1)
         #expect(later.addedThisMonth == 0 && later.totalPlants == 8)
     }
 }

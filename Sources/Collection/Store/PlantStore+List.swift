@@ -87,6 +87,13 @@ struct PlantFilter: Sendable {
         if request.hasAddedAfter { add("addedAt >= ?", PlantRow.seconds(request.addedAfter)) }
         if request.hasAddedBefore { add("addedAt < ?", PlantRow.seconds(request.addedBefore)) }
         if !request.location.isEmpty { add("lower(location) = ?", request.location.lowercased()) }
+        if !request.scientificNames.isEmpty {
+            guard request.scientificNames.count <= 1_000 else {
+                throw CollectionError.invalidArgument("scientific_names", .tooLong, "scientific_names: at most 1000")
+            }
+            add("lower(scientificName) IN (\(request.scientificNames.map { _ in "?" }.joined(separator: ", ")))",
+                values: request.scientificNames.map { $0.lowercased() })
+        }
     }
 
     mutating func add(_ condition: String, _ values: (any DatabaseValueConvertible)...) {

@@ -71,6 +71,10 @@ extension PlantStore {
                 let family: String = row[0]
                 response.plantsPerFamily[family.isEmpty ? "unknown" : family] = row[1]
             }
+            for row in try Row.fetchAll(db, sql: "SELECT scientificName, COUNT(*) FROM plant WHERE ownerID = ? GROUP BY scientificName",
+                                        arguments: [owner]) {
+                response.plantsPerSpecies[row[0]] = row[1]
+            }
             let sources = "SELECT identificationSource, COUNT(*) FROM plant WHERE ownerID = ? GROUP BY identificationSource"
             for row in try Row.fetchAll(db, sql: sources, arguments: [owner]) {
                 let source = Plantguide_Collection_V1_IdentificationSource(rawValue: row[0]) ?? .unspecified

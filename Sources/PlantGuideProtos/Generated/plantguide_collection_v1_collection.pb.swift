@@ -278,6 +278,12 @@ public nonisolated struct Plantguide_Collection_V1_ListPlantsRequest: Sendable {
 
   public var pageToken: String = String()
 
+  /// Only plants of these species (scientific names, case-insensitive, at most 1,000); empty for any. For filters
+  /// this service cannot evaluate, such as light or watering needs, which live in the care data: take the species
+  /// of the collection from GetStatistics' `plants_per_species`, keep those whose care matches, and list with
+  /// them here, so that pages and `total_matching` stay right.
+  public var scientificNames: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -463,6 +469,9 @@ public nonisolated struct Plantguide_Collection_V1_GetStatisticsResponse: Sendab
   public var plantsPerSource: Dictionary<String,UInt64> = [:]
 
   public var addedThisMonth: UInt64 = 0
+
+  /// Plants per scientific name as stored (the species a join with the care data needs).
+  public var plantsPerSpecies: Dictionary<String,UInt64> = [:]
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1092,7 +1101,7 @@ nonisolated extension Plantguide_Collection_V1_DeletePlantResponse: SwiftProtobu
 
 nonisolated extension Plantguide_Collection_V1_ListPlantsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListPlantsRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}query\0\u{1}families\0\u{3}favorites_only\0\u{1}sources\0\u{3}added_after\0\u{3}added_before\0\u{1}location\0\u{1}sort\0\u{1}descending\0\u{3}page_size\0\u{3}page_token\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}query\0\u{1}families\0\u{3}favorites_only\0\u{1}sources\0\u{3}added_after\0\u{3}added_before\0\u{1}location\0\u{1}sort\0\u{1}descending\0\u{3}page_size\0\u{3}page_token\0\u{3}scientific_names\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1111,6 +1120,7 @@ nonisolated extension Plantguide_Collection_V1_ListPlantsRequest: SwiftProtobuf.
       case 9: try { try decoder.decodeSingularBoolField(value: &self.descending) }()
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self.pageSize) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.pageToken) }()
+      case 12: try { try decoder.decodeRepeatedStringField(value: &self.scientificNames) }()
       default: break
       }
     }
@@ -1154,6 +1164,9 @@ nonisolated extension Plantguide_Collection_V1_ListPlantsRequest: SwiftProtobuf.
     if !self.pageToken.isEmpty {
       try visitor.visitSingularStringField(value: self.pageToken, fieldNumber: 11)
     }
+    if !self.scientificNames.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.scientificNames, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1169,6 +1182,7 @@ nonisolated extension Plantguide_Collection_V1_ListPlantsRequest: SwiftProtobuf.
     if lhs.descending != rhs.descending {return false}
     if lhs.pageSize != rhs.pageSize {return false}
     if lhs.pageToken != rhs.pageToken {return false}
+    if lhs.scientificNames != rhs.scientificNames {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1529,7 +1543,7 @@ nonisolated extension Plantguide_Collection_V1_GetStatisticsRequest: SwiftProtob
 
 nonisolated extension Plantguide_Collection_V1_GetStatisticsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetStatisticsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}total_plants\0\u{1}favorites\0\u{3}plants_per_family\0\u{3}plants_per_source\0\u{3}added_this_month\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}total_plants\0\u{1}favorites\0\u{3}plants_per_family\0\u{3}plants_per_source\0\u{3}added_this_month\0\u{3}plants_per_species\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1542,6 +1556,7 @@ nonisolated extension Plantguide_Collection_V1_GetStatisticsResponse: SwiftProto
       case 3: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &self.plantsPerFamily) }()
       case 4: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &self.plantsPerSource) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.addedThisMonth) }()
+      case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &self.plantsPerSpecies) }()
       default: break
       }
     }
@@ -1563,6 +1578,9 @@ nonisolated extension Plantguide_Collection_V1_GetStatisticsResponse: SwiftProto
     if self.addedThisMonth != 0 {
       try visitor.visitSingularUInt64Field(value: self.addedThisMonth, fieldNumber: 5)
     }
+    if !self.plantsPerSpecies.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: self.plantsPerSpecies, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1572,6 +1590,7 @@ nonisolated extension Plantguide_Collection_V1_GetStatisticsResponse: SwiftProto
     if lhs.plantsPerFamily != rhs.plantsPerFamily {return false}
     if lhs.plantsPerSource != rhs.plantsPerSource {return false}
     if lhs.addedThisMonth != rhs.addedThisMonth {return false}
+    if lhs.plantsPerSpecies != rhs.plantsPerSpecies {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

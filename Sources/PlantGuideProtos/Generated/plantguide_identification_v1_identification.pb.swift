@@ -319,7 +319,8 @@ public nonisolated struct Plantguide_Identification_V1_GetStatusResponse: Sendab
   /// Clears the value of `plantnetQuotaResetsAt`. Subsequent reads from it will return its default value.
   public mutating func clearPlantnetQuotaResetsAt() {self._plantnetQuotaResetsAt = nil}
 
-  /// The identifications a day the key's plan allows, as configured (--plantnet-daily-limit, default 500).
+  /// The identifications a day the key's plan allows, as configured (--plantnet-daily-limit, default 500), raised
+  /// to remaining + sent today when Pl@ntNet reports more remaining than the configured plan would leave.
   public var plantnetDailyLimit: Int64 = 0
 
   /// Identifications used today: the limit minus the last reported remaining; before Pl@ntNet's first answer of the
