@@ -36,6 +36,7 @@ public final class Identifier: Sendable {
         guard (0...1).contains(request.minConfidence) else {
             throw RPCError.invalidArgument("min_confidence", .outOfRange, "min_confidence must be between 0 and 1")
         }
+        if request.hasLocation { try request.location.validate(field: "location") }
         let maxResults = request.maxResults == 0 ? 5 : Int(request.maxResults)
         let minimum = request.minConfidence == 0 ? 0.7 : request.minConfidence
         let key = configuration.cacheCapacity > 0 ? cacheKey(request) : ""

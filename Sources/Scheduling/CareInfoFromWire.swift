@@ -72,7 +72,7 @@ extension SchedulePreferences {
         remindDaysBefore = Int(wire.remindDaysBefore)
         groupWatering = wire.groupWateringDays
         seasonalAdjustment = wire.seasonalAdjustment
-        if wire.hasLatitude { hemisphere = Hemisphere(latitude: wire.latitude) }
+        if wire.hasLocation { hemisphere = Hemisphere(latitude: wire.location.latitude) }
     }
 }
 
@@ -94,9 +94,7 @@ extension Plantguide_Scheduling_V1_Preferences {
                 "preferences.plant_task_types", .tooLong,
                 "plant_task_types: at most 10000 entries, each a plant id of 1 to 200 characters and a known task type")
         }
-        if hasLatitude, !(latitude.isFinite && (-90...90).contains(latitude)) {
-            throw SchedulingError.invalidArgument("preferences.location.latitude", .outOfRange, "latitude must be from -90 to 90")
-        }
+        if hasLocation { try location.validate(field: "preferences.location") }
     }
 }
 

@@ -18,7 +18,7 @@ struct HistoryTests {
                 $0.confidence = 0.5
                 $0.identifiedAt = Google_Protobuf_Timestamp(roundingTimeIntervalSince1970: 1_790_000_000 + Double(index) * 10, rule: .toNearestOrAwayFromZero)
                 $0.topResults = [.with { $0.scientificName = "Monstera deliciosa"; $0.score = 0.5 }]
-                $0.latitude = 52.5
+                $0.location = .with { $0.latitude = 52.5; $0.longitude = 13.4 }
             }
             #expect(try await fixture.history.add(record, owner: "a").created)
             #expect(try await fixture.history.add(record, owner: "a").created == false)
@@ -30,7 +30,7 @@ struct HistoryTests {
 
         #expect(all.map(\.id) == ["i3", "i2", "i1"] && rest.map(\.id) == ["i0"] && end.isEmpty)
         #expect(ofP1.map(\.id) == ["i3", "i0"])
-        #expect(all.first?.topResults.first?.scientificName == "Monstera deliciosa" && all.first?.latitude == 52.5)
+        #expect(all.first?.topResults.first?.scientificName == "Monstera deliciosa" && all.first?.location.latitude == 52.5)
         #expect(try await fixture.history.identifications(plantID: "", pageSize: 0, pageToken: "", owner: "b").0.isEmpty)
     }
 

@@ -45,7 +45,7 @@ enum FuzzCorpus {
                 $0.identification.plantID = "p1"
                 $0.identification.confidence = 0.8
                 $0.identification.identifiedAt = .init(seconds: 1_780_000_000)
-                $0.identification.latitude = 48.1
+                $0.identification.location = .with { $0.latitude = 48.1; $0.longitude = 11.6 }
             }),
             seed(M.listIdentifications, .with { $0.plantID = "p1"; $0.pageSize = 10 }),
             seed(M.addJournalEvent, .with { $0.event.id = "e1"; $0.event.plantID = "p1"; $0.event.kind = .watered; $0.event.note = "ok" }),
@@ -77,7 +77,7 @@ enum FuzzCorpus {
                 $0.preferences.notifyTime = "08:30"
                 $0.preferences.timeZone = "Europe/Berlin"
                 $0.preferences.seasonalAdjustment = true
-                $0.preferences.latitude = 52.5
+                $0.preferences.location = .with { $0.latitude = 52.5; $0.longitude = 13.4 }
                 $0.preferences.taskTypes = [.with { $0.type = .repotting; $0.enabled = true }]
                 $0.preferences.plantNotifications = ["p1": true]
             }),

@@ -105,6 +105,6 @@ int main(int argc, char **argv) {
 
     zmq_close(socket);
     zmq_ctx_term(context);
-    printf("interop: %d passed, %d failed\n", passed, failed);
+    printf("health_client: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -78,8 +78,9 @@ struct SchedulingHostileInputTests {
             $0.preferences.taskTypes = [.with { $0.type = .init(rawValue: Int(Int32.max)) ?? .unspecified; $0.enabled = true }]
         })
         #expect(unknown.error?.code == .invalidArgument && unknown.error?.message.contains("task_types") == true)
-        let latitude = try await call(Methods.putPreferences, .with { $0.preferences.latitude = .infinity })
+        let latitude = try await call(Methods.putPreferences, .with { $0.preferences.location.latitude = .infinity })
         #expect(latitude.error?.code == .invalidArgument)
+        #expect(latitude.error?.details.fieldViolations.map(\.field) == ["preferences.location.latitude"])
     }
 
     @Test("a seasonal multiplier of 1e300, NaN or an interval beyond a year is INVALID_ARGUMENT", arguments: [1e300, .nan, -1, 13])

@@ -23,12 +23,7 @@ public struct HistoryStore: Sendable {
             throw CollectionError.invalidArgument("identification.confidence", .outOfRange, "confidence must be between 0 and 1")
         }
         guard record.topResults.count <= 50 else { throw CollectionError.invalidArgument("identification.top_results", .tooLong, "at most 50 top results") }
-        if record.hasLatitude, !(-90...90).contains(record.latitude) {
-            throw CollectionError.invalidArgument("identification.location.latitude", .outOfRange, "latitude out of range")
-        }
-        if record.hasLongitude, !(-180...180).contains(record.longitude) {
-            throw CollectionError.invalidArgument("identification.location.longitude", .outOfRange, "longitude out of range")
-        }
+        if record.hasLocation { try record.location.validate(field: "identification.location") }
         if record.hasIdentifiedAt { try PlantStore.validateTimestamp(record.identifiedAt, field: "identification.identified_at") }
         var record = record
         if !record.hasIdentifiedAt { record.identifiedAt = Google_Protobuf_Timestamp(date: Date()) }
@@ -95,7 +90,8 @@ public struct HistoryStore: Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [owner, record.id, record.plantID.isEmpty ? nil : record.plantID, PlantRow.seconds(record.identifiedAt),
                              record.source.rawValue, record.confidence, results,
-                             record.hasLatitude ? record.latitude : nil, record.hasLongitude ? record.longitude : nil, record.photoSha256])
+                             record.hasLocation ? record.location.latitude : nil, record.hasLocation ? record.location.longitude : nil,
+                             record.photoSha256])
     }
 
     /// Inserts a journal event unless its id exists (import).
@@ -131,8 +127,12 @@ public struct HistoryStore: Sendable {
         record.identifiedAt = PlantRow.timestamp(row["identifiedAt"])
         record.source = .init(rawValue: row["source"]) ?? .unspecified
         record.confidence = row["confidence"]
-        if let latitude: Double = row["latitude"] { record.latitude = latitude }
-        if let longitude: Double = row["longitude"] { record.longitude = longitude }
+        if let latitude: Double = row["latitude"], let longitude: Double = row["longitude"] {
+            record.location = .with {
+                $0.latitude = latitude
+                $0.longitude = longitude
+            }
+        }
         record.photoSha256 = row["photoSHA256"]
         return record
     }

@@ -48,7 +48,7 @@ extension PlantStore {
     /// of table `plant` are, so that a page reads its rows in order instead of sorting them.
     static func sortKey(_ sort: Plantguide_Collection_V1_PlantSort) -> String {
         switch sort {
-        case .dateAdded, .UNRECOGNIZED: "addedAt"
+        case .unspecified, .dateAdded, .UNRECOGNIZED: "addedAt"
         case .dateIdentified: "COALESCE(identifiedAt, 0)"
         case .name: "displayName COLLATE NOCASE"
         case .family: "family COLLATE NOCASE"

@@ -31,40 +31,45 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// Unset (UNSPECIFIED) sorts by date added.
 public nonisolated enum Plantguide_Collection_V1_PlantSort: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
-  case dateAdded // = 0
+  case unspecified // = 0
+  case dateAdded // = 4
   case dateIdentified // = 1
   case name // = 2
   case family // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
-    self = .dateAdded
+    self = .unspecified
   }
 
   public init?(rawValue: Int) {
     switch rawValue {
-    case 0: self = .dateAdded
+    case 0: self = .unspecified
     case 1: self = .dateIdentified
     case 2: self = .name
     case 3: self = .family
+    case 4: self = .dateAdded
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
 
   public var rawValue: Int {
     switch self {
-    case .dateAdded: return 0
+    case .unspecified: return 0
     case .dateIdentified: return 1
     case .name: return 2
     case .family: return 3
+    case .dateAdded: return 4
     case .UNRECOGNIZED(let i): return i
     }
   }
 
   // The compiler won't synthesize support with the UNRECOGNIZED case.
   public static let allCases: [Plantguide_Collection_V1_PlantSort] = [
+    .unspecified,
     .dateAdded,
     .dateIdentified,
     .name,
@@ -269,7 +274,7 @@ public nonisolated struct Plantguide_Collection_V1_ListPlantsRequest: Sendable {
   /// Only plants whose location equals this (case-insensitive); empty for any.
   public var location: String = String()
 
-  public var sort: Plantguide_Collection_V1_PlantSort = .dateAdded
+  public var sort: Plantguide_Collection_V1_PlantSort = .unspecified
 
   public var descending: Bool = false
 
@@ -821,7 +826,7 @@ public nonisolated struct Plantguide_Collection_V1_DeleteUserDataResponse: Senda
 fileprivate nonisolated let _protobuf_package = "plantguide.collection.v1"
 
 nonisolated extension Plantguide_Collection_V1_PlantSort: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PLANT_SORT_DATE_ADDED\0\u{1}PLANT_SORT_DATE_IDENTIFIED\0\u{1}PLANT_SORT_NAME\0\u{1}PLANT_SORT_FAMILY\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PLANT_SORT_UNSPECIFIED\0\u{1}PLANT_SORT_DATE_IDENTIFIED\0\u{1}PLANT_SORT_NAME\0\u{1}PLANT_SORT_FAMILY\0\u{1}PLANT_SORT_DATE_ADDED\0")
 }
 
 nonisolated extension Plantguide_Collection_V1_AddPlantRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1152,7 +1157,7 @@ nonisolated extension Plantguide_Collection_V1_ListPlantsRequest: SwiftProtobuf.
     if !self.location.isEmpty {
       try visitor.visitSingularStringField(value: self.location, fieldNumber: 7)
     }
-    if self.sort != .dateAdded {
+    if self.sort != .unspecified {
       try visitor.visitSingularEnumField(value: self.sort, fieldNumber: 8)
     }
     if self.descending != false {

@@ -358,24 +358,15 @@ public nonisolated struct Plantguide_Collection_V1_IdentificationRecord: Sendabl
   /// Candidates, best first.
   public var topResults: [Plantguide_Collection_V1_Candidate] = []
 
-  /// Where the photo was taken, when the person allowed it.
-  public var latitude: Double {
-    get {_latitude ?? 0}
-    set {_latitude = newValue}
+  /// Where the photo was taken, when the person allowed it; absent otherwise.
+  public var location: Plantguide_Types_V1_GeoPoint {
+    get {_location ?? Plantguide_Types_V1_GeoPoint()}
+    set {_location = newValue}
   }
-  /// Returns true if `latitude` has been explicitly set.
-  public var hasLatitude: Bool {self._latitude != nil}
-  /// Clears the value of `latitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLatitude() {self._latitude = nil}
-
-  public var longitude: Double {
-    get {_longitude ?? 0}
-    set {_longitude = newValue}
-  }
-  /// Returns true if `longitude` has been explicitly set.
-  public var hasLongitude: Bool {self._longitude != nil}
-  /// Clears the value of `longitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLongitude() {self._longitude = nil}
+  /// Returns true if `location` has been explicitly set.
+  public var hasLocation: Bool {self._location != nil}
+  /// Clears the value of `location`. Subsequent reads from it will return its default value.
+  public mutating func clearLocation() {self._location = nil}
 
   /// The photo identified (a Photo.sha256), if stored.
   public var photoSha256: String = String()
@@ -385,8 +376,7 @@ public nonisolated struct Plantguide_Collection_V1_IdentificationRecord: Sendabl
   public init() {}
 
   fileprivate var _identifiedAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
-  fileprivate var _latitude: Double? = nil
-  fileprivate var _longitude: Double? = nil
+  fileprivate var _location: Plantguide_Types_V1_GeoPoint? = nil
 }
 
 public nonisolated struct Plantguide_Collection_V1_Candidate: Sendable {
@@ -763,7 +753,7 @@ nonisolated extension Plantguide_Collection_V1_Photo: SwiftProtobuf.Message, Swi
 
 nonisolated extension Plantguide_Collection_V1_IdentificationRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentificationRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}plant_id\0\u{3}identified_at\0\u{1}source\0\u{1}confidence\0\u{3}top_results\0\u{1}latitude\0\u{1}longitude\0\u{3}photo_sha256\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}plant_id\0\u{3}identified_at\0\u{1}source\0\u{1}confidence\0\u{3}top_results\0\u{4}\u{3}photo_sha256\0\u{1}location\0\u{c}\u{7}\u{1}\u{c}\u{8}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -777,9 +767,8 @@ nonisolated extension Plantguide_Collection_V1_IdentificationRecord: SwiftProtob
       case 4: try { try decoder.decodeSingularEnumField(value: &self.source) }()
       case 5: try { try decoder.decodeSingularDoubleField(value: &self.confidence) }()
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.topResults) }()
-      case 7: try { try decoder.decodeSingularDoubleField(value: &self._latitude) }()
-      case 8: try { try decoder.decodeSingularDoubleField(value: &self._longitude) }()
       case 9: try { try decoder.decodeSingularStringField(value: &self.photoSha256) }()
+      case 10: try { try decoder.decodeSingularMessageField(value: &self._location) }()
       default: break
       }
     }
@@ -808,15 +797,12 @@ nonisolated extension Plantguide_Collection_V1_IdentificationRecord: SwiftProtob
     if !self.topResults.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.topResults, fieldNumber: 6)
     }
-    try { if let v = self._latitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 7)
-    } }()
-    try { if let v = self._longitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 8)
-    } }()
     if !self.photoSha256.isEmpty {
       try visitor.visitSingularStringField(value: self.photoSha256, fieldNumber: 9)
     }
+    try { if let v = self._location {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -827,8 +813,7 @@ nonisolated extension Plantguide_Collection_V1_IdentificationRecord: SwiftProtob
     if lhs.source != rhs.source {return false}
     if lhs.confidence != rhs.confidence {return false}
     if lhs.topResults != rhs.topResults {return false}
-    if lhs._latitude != rhs._latitude {return false}
-    if lhs._longitude != rhs._longitude {return false}
+    if lhs._location != rhs._location {return false}
     if lhs.photoSha256 != rhs.photoSha256 {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -33,7 +33,7 @@ public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantRequest: Sendable {
 
   public var images: [Plantguide_Identification_V1_IdentifyImage] = []
 
-  public var method: Plantguide_Identification_V1_IdentificationMethod = .hybrid
+  public var method: Plantguide_Identification_V1_IdentificationMethod = .unspecified
 
   /// Save the best candidate as this plant id (client-chosen); empty to only identify.
   public var plantID: String = String()
@@ -47,30 +47,21 @@ public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantRequest: Sendable {
 
   public var setting: Plantguide_Scheduling_V1_PlantSetting = .unspecified
 
-  public var latitude: Double {
-    get {_latitude ?? 0}
-    set {_latitude = newValue}
+  /// Where the photos were taken, if known; absent when unknown.
+  public var takenAt: Plantguide_Types_V1_GeoPoint {
+    get {_takenAt ?? Plantguide_Types_V1_GeoPoint()}
+    set {_takenAt = newValue}
   }
-  /// Returns true if `latitude` has been explicitly set.
-  public var hasLatitude: Bool {self._latitude != nil}
-  /// Clears the value of `latitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLatitude() {self._latitude = nil}
-
-  public var longitude: Double {
-    get {_longitude ?? 0}
-    set {_longitude = newValue}
-  }
-  /// Returns true if `longitude` has been explicitly set.
-  public var hasLongitude: Bool {self._longitude != nil}
-  /// Clears the value of `longitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLongitude() {self._longitude = nil}
+  /// Returns true if `takenAt` has been explicitly set.
+  public var hasTakenAt: Bool {self._takenAt != nil}
+  /// Clears the value of `takenAt`. Subsequent reads from it will return its default value.
+  public mutating func clearTakenAt() {self._takenAt = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _latitude: Double? = nil
-  fileprivate var _longitude: Double? = nil
+  fileprivate var _takenAt: Plantguide_Types_V1_GeoPoint? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantResponse: Sendable {
@@ -228,7 +219,7 @@ fileprivate nonisolated let _protobuf_package = "plantguide.gateway.v1"
 
 nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentifyPlantRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}plant_id\0\u{3}save_best\0\u{3}custom_name\0\u{1}location\0\u{1}setting\0\u{1}latitude\0\u{1}longitude\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}plant_id\0\u{3}save_best\0\u{3}custom_name\0\u{1}location\0\u{1}setting\0\u{4}\u{3}taken_at\0\u{c}\u{8}\u{1}\u{c}\u{9}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -243,8 +234,7 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
       case 5: try { try decoder.decodeSingularStringField(value: &self.customName) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.location) }()
       case 7: try { try decoder.decodeSingularEnumField(value: &self.setting) }()
-      case 8: try { try decoder.decodeSingularDoubleField(value: &self._latitude) }()
-      case 9: try { try decoder.decodeSingularDoubleField(value: &self._longitude) }()
+      case 10: try { try decoder.decodeSingularMessageField(value: &self._takenAt) }()
       default: break
       }
     }
@@ -258,7 +248,7 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
     if !self.images.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.images, fieldNumber: 1)
     }
-    if self.method != .hybrid {
+    if self.method != .unspecified {
       try visitor.visitSingularEnumField(value: self.method, fieldNumber: 2)
     }
     if !self.plantID.isEmpty {
@@ -276,11 +266,8 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
     if self.setting != .unspecified {
       try visitor.visitSingularEnumField(value: self.setting, fieldNumber: 7)
     }
-    try { if let v = self._latitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 8)
-    } }()
-    try { if let v = self._longitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 9)
+    try { if let v = self._takenAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -293,8 +280,7 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
     if lhs.customName != rhs.customName {return false}
     if lhs.location != rhs.location {return false}
     if lhs.setting != rhs.setting {return false}
-    if lhs._latitude != rhs._latitude {return false}
-    if lhs._longitude != rhs._longitude {return false}
+    if lhs._takenAt != rhs._takenAt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

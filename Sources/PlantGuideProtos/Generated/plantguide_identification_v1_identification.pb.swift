@@ -27,9 +27,11 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// The organ a photo shows. UNSPECIFIED lets Pl@ntNet guess, as AUTO does.
 public nonisolated enum Plantguide_Identification_V1_Organ: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
-  case auto // = 0
+  case unspecified // = 0
+  case auto // = 5
   case leaf // = 1
   case flower // = 2
   case fruit // = 3
@@ -37,33 +39,36 @@ public nonisolated enum Plantguide_Identification_V1_Organ: SwiftProtobuf.Enum, 
   case UNRECOGNIZED(Int)
 
   public init() {
-    self = .auto
+    self = .unspecified
   }
 
   public init?(rawValue: Int) {
     switch rawValue {
-    case 0: self = .auto
+    case 0: self = .unspecified
     case 1: self = .leaf
     case 2: self = .flower
     case 3: self = .fruit
     case 4: self = .bark
+    case 5: self = .auto
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
 
   public var rawValue: Int {
     switch self {
-    case .auto: return 0
+    case .unspecified: return 0
     case .leaf: return 1
     case .flower: return 2
     case .fruit: return 3
     case .bark: return 4
+    case .auto: return 5
     case .UNRECOGNIZED(let i): return i
     }
   }
 
   // The compiler won't synthesize support with the UNRECOGNIZED case.
   public static let allCases: [Plantguide_Identification_V1_Organ] = [
+    .unspecified,
     .auto,
     .leaf,
     .flower,
@@ -73,11 +78,13 @@ public nonisolated enum Plantguide_Identification_V1_Organ: SwiftProtobuf.Enum, 
 
 }
 
+/// Unset (UNSPECIFIED) means the service's default, HYBRID; the gateway applies the person's setting instead.
 public nonisolated enum Plantguide_Identification_V1_IdentificationMethod: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+  case unspecified // = 0
 
-  /// On-device first, Pl@ntNet when unsure and configured (default).
-  case hybrid // = 0
+  /// On-device first, Pl@ntNet when unsure and configured.
+  case hybrid // = 3
 
   /// Only the on-device model.
   case onDevice // = 1
@@ -87,29 +94,32 @@ public nonisolated enum Plantguide_Identification_V1_IdentificationMethod: Swift
   case UNRECOGNIZED(Int)
 
   public init() {
-    self = .hybrid
+    self = .unspecified
   }
 
   public init?(rawValue: Int) {
     switch rawValue {
-    case 0: self = .hybrid
+    case 0: self = .unspecified
     case 1: self = .onDevice
     case 2: self = .plantnet
+    case 3: self = .hybrid
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
 
   public var rawValue: Int {
     switch self {
-    case .hybrid: return 0
+    case .unspecified: return 0
     case .onDevice: return 1
     case .plantnet: return 2
+    case .hybrid: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
 
   // The compiler won't synthesize support with the UNRECOGNIZED case.
   public static let allCases: [Plantguide_Identification_V1_IdentificationMethod] = [
+    .unspecified,
     .hybrid,
     .onDevice,
     .plantnet,
@@ -167,7 +177,7 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyRequest: Sendable
   /// One to five photos of the same plant.
   public var images: [Plantguide_Identification_V1_IdentifyImage] = []
 
-  public var method: Plantguide_Identification_V1_IdentificationMethod = .hybrid
+  public var method: Plantguide_Identification_V1_IdentificationMethod = .unspecified
 
   /// How many candidates to return, 1–20; 0 means 5.
   public var maxResults: UInt32 = 0
@@ -178,31 +188,21 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyRequest: Sendable
   /// Language of common names (ISO 639-1), "en" when empty.
   public var language: String = String()
 
-  /// Where the photos were taken, if known (helps regional floras).
-  public var latitude: Double {
-    get {_latitude ?? 0}
-    set {_latitude = newValue}
+  /// Where the photos were taken, if known (helps regional floras); absent when unknown.
+  public var location: Plantguide_Types_V1_GeoPoint {
+    get {_location ?? Plantguide_Types_V1_GeoPoint()}
+    set {_location = newValue}
   }
-  /// Returns true if `latitude` has been explicitly set.
-  public var hasLatitude: Bool {self._latitude != nil}
-  /// Clears the value of `latitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLatitude() {self._latitude = nil}
-
-  public var longitude: Double {
-    get {_longitude ?? 0}
-    set {_longitude = newValue}
-  }
-  /// Returns true if `longitude` has been explicitly set.
-  public var hasLongitude: Bool {self._longitude != nil}
-  /// Clears the value of `longitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLongitude() {self._longitude = nil}
+  /// Returns true if `location` has been explicitly set.
+  public var hasLocation: Bool {self._location != nil}
+  /// Clears the value of `location`. Subsequent reads from it will return its default value.
+  public mutating func clearLocation() {self._location = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _latitude: Double? = nil
-  fileprivate var _longitude: Double? = nil
+  fileprivate var _location: Plantguide_Types_V1_GeoPoint? = nil
 }
 
 public nonisolated struct Plantguide_Identification_V1_IdentifyImage: Sendable {
@@ -213,7 +213,7 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyImage: Sendable {
   /// JPEG, PNG or WebP bytes.
   public var data: Data = Data()
 
-  public var organ: Plantguide_Identification_V1_Organ = .auto
+  public var organ: Plantguide_Identification_V1_Organ = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -372,11 +372,11 @@ public nonisolated struct Plantguide_Identification_V1_ModelInfo: Sendable {
 fileprivate nonisolated let _protobuf_package = "plantguide.identification.v1"
 
 nonisolated extension Plantguide_Identification_V1_Organ: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ORGAN_AUTO\0\u{1}ORGAN_LEAF\0\u{1}ORGAN_FLOWER\0\u{1}ORGAN_FRUIT\0\u{1}ORGAN_BARK\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ORGAN_UNSPECIFIED\0\u{1}ORGAN_LEAF\0\u{1}ORGAN_FLOWER\0\u{1}ORGAN_FRUIT\0\u{1}ORGAN_BARK\0\u{1}ORGAN_AUTO\0")
 }
 
 nonisolated extension Plantguide_Identification_V1_IdentificationMethod: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0IDENTIFICATION_METHOD_HYBRID\0\u{1}IDENTIFICATION_METHOD_ON_DEVICE\0\u{1}IDENTIFICATION_METHOD_PLANTNET\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0IDENTIFICATION_METHOD_UNSPECIFIED\0\u{1}IDENTIFICATION_METHOD_ON_DEVICE\0\u{1}IDENTIFICATION_METHOD_PLANTNET\0\u{1}IDENTIFICATION_METHOD_HYBRID\0")
 }
 
 nonisolated extension Plantguide_Identification_V1_ResultSource: SwiftProtobuf._ProtoNameProviding {
@@ -385,7 +385,7 @@ nonisolated extension Plantguide_Identification_V1_ResultSource: SwiftProtobuf._
 
 nonisolated extension Plantguide_Identification_V1_IdentifyRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentifyRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}max_results\0\u{3}min_confidence\0\u{1}language\0\u{1}latitude\0\u{1}longitude\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}max_results\0\u{3}min_confidence\0\u{1}language\0\u{2}\u{3}location\0\u{c}\u{6}\u{1}\u{c}\u{7}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -398,8 +398,7 @@ nonisolated extension Plantguide_Identification_V1_IdentifyRequest: SwiftProtobu
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.maxResults) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.minConfidence) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.language) }()
-      case 6: try { try decoder.decodeSingularDoubleField(value: &self._latitude) }()
-      case 7: try { try decoder.decodeSingularDoubleField(value: &self._longitude) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._location) }()
       default: break
       }
     }
@@ -413,7 +412,7 @@ nonisolated extension Plantguide_Identification_V1_IdentifyRequest: SwiftProtobu
     if !self.images.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.images, fieldNumber: 1)
     }
-    if self.method != .hybrid {
+    if self.method != .unspecified {
       try visitor.visitSingularEnumField(value: self.method, fieldNumber: 2)
     }
     if self.maxResults != 0 {
@@ -425,11 +424,8 @@ nonisolated extension Plantguide_Identification_V1_IdentifyRequest: SwiftProtobu
     if !self.language.isEmpty {
       try visitor.visitSingularStringField(value: self.language, fieldNumber: 5)
     }
-    try { if let v = self._latitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 6)
-    } }()
-    try { if let v = self._longitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 7)
+    try { if let v = self._location {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -440,8 +436,7 @@ nonisolated extension Plantguide_Identification_V1_IdentifyRequest: SwiftProtobu
     if lhs.maxResults != rhs.maxResults {return false}
     if lhs.minConfidence != rhs.minConfidence {return false}
     if lhs.language != rhs.language {return false}
-    if lhs._latitude != rhs._latitude {return false}
-    if lhs._longitude != rhs._longitude {return false}
+    if lhs._location != rhs._location {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -468,7 +463,7 @@ nonisolated extension Plantguide_Identification_V1_IdentifyImage: SwiftProtobuf.
     if !self.data.isEmpty {
       try visitor.visitSingularBytesField(value: self.data, fieldNumber: 1)
     }
-    if self.organ != .auto {
+    if self.organ != .unspecified {
       try visitor.visitSingularEnumField(value: self.organ, fieldNumber: 2)
     }
     try unknownFields.traverse(visitor: &visitor)

@@ -368,7 +368,7 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var view: Plantguide_Scheduling_V1_ListTasksRequest.View = .open
+  public var view: Plantguide_Scheduling_V1_ListTasksRequest.View = .unspecified
 
   /// Filters, empty for any.
   public var types: [Plantguide_Scheduling_V1_TaskType] = []
@@ -384,11 +384,13 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
+  /// Unset (UNSPECIFIED) is OPEN.
   public nonisolated enum View: SwiftProtobuf.Enum, Swift.CaseIterable {
     public typealias RawValue = Int
+    case unspecified // = 0
 
     /// Everything not completed or skipped.
-    case `open` // = 0
+    case `open` // = 5
     case overdue // = 1
     case today // = 2
 
@@ -400,33 +402,36 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
     case UNRECOGNIZED(Int)
 
     public init() {
-      self = .open
+      self = .unspecified
     }
 
     public init?(rawValue: Int) {
       switch rawValue {
-      case 0: self = .open
+      case 0: self = .unspecified
       case 1: self = .overdue
       case 2: self = .today
       case 3: self = .upcoming
       case 4: self = .range
+      case 5: self = .open
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
 
     public var rawValue: Int {
       switch self {
-      case .open: return 0
+      case .unspecified: return 0
       case .overdue: return 1
       case .today: return 2
       case .upcoming: return 3
       case .range: return 4
+      case .open: return 5
       case .UNRECOGNIZED(let i): return i
       }
     }
 
     // The compiler won't synthesize support with the UNRECOGNIZED case.
     public static let allCases: [Plantguide_Scheduling_V1_ListTasksRequest.View] = [
+      .unspecified,
       .open,
       .overdue,
       .today,
@@ -798,15 +803,15 @@ public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
   /// Stretch or shrink intervals by season.
   public var seasonalAdjustment: Bool = false
 
-  /// Hemisphere from the latitude when set, else northern. -90 to 90.
-  public var latitude: Double {
-    get {_latitude ?? 0}
-    set {_latitude = newValue}
+  /// Where the plants are: the hemisphere follows from its latitude (for seasonal adjustment); northern when absent.
+  public var location: Plantguide_Types_V1_GeoPoint {
+    get {_location ?? Plantguide_Types_V1_GeoPoint()}
+    set {_location = newValue}
   }
-  /// Returns true if `latitude` has been explicitly set.
-  public var hasLatitude: Bool {self._latitude != nil}
-  /// Clears the value of `latitude`. Subsequent reads from it will return its default value.
-  public mutating func clearLatitude() {self._latitude = nil}
+  /// Returns true if `location` has been explicitly set.
+  public var hasLocation: Bool {self._location != nil}
+  /// Clears the value of `location`. Subsequent reads from it will return its default value.
+  public mutating func clearLocation() {self._location = nil}
 
   /// Per task type; watering and fertilising on, repotting and pruning off by default. At most 32 entries, each
   /// of a known task type.
@@ -823,7 +828,7 @@ public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
 
   public init() {}
 
-  fileprivate var _latitude: Double? = nil
+  fileprivate var _location: Plantguide_Types_V1_GeoPoint? = nil
 }
 
 public nonisolated struct Plantguide_Scheduling_V1_GetPreferencesRequest: Sendable {
@@ -872,7 +877,7 @@ public nonisolated struct Plantguide_Scheduling_V1_PutPreferencesRequest: Sendab
   public mutating func clearPreferences() {self._preferences = nil}
 
   /// The fields of `preferences` to change (snake_case or lowerCamelCase paths: notify_time, time_zone,
-  /// avoid_weekdays, remind_days_before, group_watering_days, seasonal_adjustment, latitude, task_types,
+  /// avoid_weekdays, remind_days_before, group_watering_days, seasonal_adjustment, location, task_types,
   /// plant_notifications, plant_task_types); the others keep their stored values. Without a mask the whole message replaces the
   /// stored one, except that an empty notify_time or time_zone keeps the stored value: an empty time zone never
   /// silently means UTC once a user has set one (a new user's preferences are notify_time "08:00", time_zone
@@ -1564,7 +1569,7 @@ nonisolated extension Plantguide_Scheduling_V1_ListTasksRequest: SwiftProtobuf.M
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.view != .open {
+    if self.view != .unspecified {
       try visitor.visitSingularEnumField(value: self.view, fieldNumber: 1)
     }
     if !self.types.isEmpty {
@@ -1598,7 +1603,7 @@ nonisolated extension Plantguide_Scheduling_V1_ListTasksRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Plantguide_Scheduling_V1_ListTasksRequest.View: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0VIEW_OPEN\0\u{1}VIEW_OVERDUE\0\u{1}VIEW_TODAY\0\u{1}VIEW_UPCOMING\0\u{1}VIEW_RANGE\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0VIEW_UNSPECIFIED\0\u{1}VIEW_OVERDUE\0\u{1}VIEW_TODAY\0\u{1}VIEW_UPCOMING\0\u{1}VIEW_RANGE\0\u{1}VIEW_OPEN\0")
 }
 
 nonisolated extension Plantguide_Scheduling_V1_TaskDay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -2252,7 +2257,7 @@ nonisolated extension Plantguide_Scheduling_V1_PlantTaskTypePreference: SwiftPro
 
 nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Preferences"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}notify_time\0\u{3}time_zone\0\u{3}avoid_weekdays\0\u{3}remind_days_before\0\u{3}group_watering_days\0\u{3}seasonal_adjustment\0\u{1}latitude\0\u{3}task_types\0\u{3}plant_notifications\0\u{3}plant_task_types\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}notify_time\0\u{3}time_zone\0\u{3}avoid_weekdays\0\u{3}remind_days_before\0\u{3}group_watering_days\0\u{3}seasonal_adjustment\0\u{4}\u{2}task_types\0\u{3}plant_notifications\0\u{3}plant_task_types\0\u{1}location\0\u{c}\u{7}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2266,10 +2271,10 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.remindDaysBefore) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.groupWateringDays) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.seasonalAdjustment) }()
-      case 7: try { try decoder.decodeSingularDoubleField(value: &self._latitude) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.taskTypes) }()
       case 9: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufBool>.self, value: &self.plantNotifications) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.plantTaskTypes) }()
+      case 11: try { try decoder.decodeSingularMessageField(value: &self._location) }()
       default: break
       }
     }
@@ -2298,9 +2303,6 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
     if self.seasonalAdjustment != false {
       try visitor.visitSingularBoolField(value: self.seasonalAdjustment, fieldNumber: 6)
     }
-    try { if let v = self._latitude {
-      try visitor.visitSingularDoubleField(value: v, fieldNumber: 7)
-    } }()
     if !self.taskTypes.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.taskTypes, fieldNumber: 8)
     }
@@ -2310,6 +2312,9 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
     if !self.plantTaskTypes.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.plantTaskTypes, fieldNumber: 10)
     }
+    try { if let v = self._location {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2320,7 +2325,7 @@ nonisolated extension Plantguide_Scheduling_V1_Preferences: SwiftProtobuf.Messag
     if lhs.remindDaysBefore != rhs.remindDaysBefore {return false}
     if lhs.groupWateringDays != rhs.groupWateringDays {return false}
     if lhs.seasonalAdjustment != rhs.seasonalAdjustment {return false}
-    if lhs._latitude != rhs._latitude {return false}
+    if lhs._location != rhs._location {return false}
     if lhs.taskTypes != rhs.taskTypes {return false}
     if lhs.plantNotifications != rhs.plantNotifications {return false}
     if lhs.plantTaskTypes != rhs.plantTaskTypes {return false}

@@ -244,7 +244,7 @@ public struct SchedulingStore: Sendable {
     /// The snake_case name of a mask path, or INVALID_ARGUMENT.
     static func preferencePath(for path: String) throws -> String {
         let known = ["notify_time", "time_zone", "avoid_weekdays", "remind_days_before", "group_watering_days",
-                     "seasonal_adjustment", "latitude", "task_types", "plant_notifications", "plant_task_types"]
+                     "seasonal_adjustment", "location", "task_types", "plant_notifications", "plant_task_types"]
         let snake = path.reduce(into: "") { name, character in
             if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
         }
@@ -273,8 +273,8 @@ public struct SchedulingStore: Sendable {
             case "remind_days_before": merged.remindDaysBefore = incoming.remindDaysBefore
             case "group_watering_days": merged.groupWateringDays = incoming.groupWateringDays
             case "seasonal_adjustment": merged.seasonalAdjustment = incoming.seasonalAdjustment
-            case "latitude":
-                if incoming.hasLatitude { merged.latitude = incoming.latitude } else { merged.clearLatitude() }
+            case "location":
+                if incoming.hasLocation { merged.location = incoming.location } else { merged.clearLocation() }
             case "task_types": merged.taskTypes = incoming.taskTypes
             case "plant_notifications": merged.plantNotifications = incoming.plantNotifications
             case "plant_task_types": merged.plantTaskTypes = incoming.plantTaskTypes
