@@ -188,7 +188,8 @@ public nonisolated struct Plantguide_Rpc_V1_RpcRequest: Sendable {
   public var method: String = String()
 
   /// Relative deadline in milliseconds, counted from when the server receives the request (like grpc-timeout).
-  /// 0 means no deadline: the server applies its own default.
+  /// 0 means no deadline of the caller's: the server applies its default of 30 seconds. The server answers
+  /// DEADLINE_EXCEEDED when the deadline passes, whether the call still waits in its queue or runs.
   public var timeoutMs: UInt32 = 0
 
   /// Call metadata, keys lower-case ASCII. Known keys: "authorization" (bearer token, gateway only),

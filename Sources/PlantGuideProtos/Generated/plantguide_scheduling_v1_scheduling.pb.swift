@@ -179,6 +179,10 @@ public nonisolated struct Plantguide_Scheduling_V1_CareTask: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// Opaque to clients (compare, never parse), unique per user, stable across replanning and restarts. Planned
+  /// tasks are "<plant_id>|<kind>|<due YYYY-MM-DD>" (kind: watering, fertilizing, pruning, repotting, pest_control,
+  /// rotation), care recorded without a task "<plant_id>|<kind>|done|<unix seconds>", one-off tasks the client's id
+  /// (AddTask refuses ids containing "|").
   public var id: String = String()
 
   public var plantID: String = String()
