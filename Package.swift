@@ -85,8 +85,10 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strict
         ),
-        // One HTTP client for every external call (Trefle, Pl@ntNet, webhooks): URLSession, libcurl on Linux.
-        .target(name: "PlantGuideHTTP", swiftSettings: strict),
+        // One HTTP client for every external call (Trefle, Pl@ntNet, webhooks): libcurl (Debian's
+        // libcurl4-openssl-dev), driven by CHTTPTransport's C on threads of its own.
+        .target(name: "CHTTPTransport", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "PlantGuideHTTP", dependencies: ["CHTTPTransport"], swiftSettings: strict),
         .target(
             name: "PlantGuideStorage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
@@ -154,6 +156,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict),
+        .testTarget(name: "PlantGuideHTTPTests", dependencies: ["PlantGuideHTTP", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CareDataTests",
             dependencies: ["CareData", "PlantGuideCore", "PlantGuideTestSupport"],

@@ -12,7 +12,7 @@ public struct CareDataRPCService: RPCService {
 
     /// Opens the cache in the data folder and loads the bundled catalog.
     /// - Throws: when the database cannot be opened or the catalog is malformed.
-    public init(configuration: CareDataConfiguration, http: any HTTPClient = URLSessionHTTPClient(), logger: Logger) throws {
+    public init(configuration: CareDataConfiguration, http: any HTTPClient = CurlHTTPClient(), logger: Logger) throws {
         provider = try CareInfoProvider(configuration: configuration, http: http, catalog: try CareCatalog.bundled())
         self.logger = logger
         if !provider.trefle.isConfigured {

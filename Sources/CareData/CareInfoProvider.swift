@@ -21,7 +21,7 @@ public final class CareInfoProvider: Sendable {
         case failed(TrefleError)
     }
 
-    public init(configuration: CareDataConfiguration, http: any HTTPClient = URLSessionHTTPClient(), catalog: CareCatalog) throws {
+    public init(configuration: CareDataConfiguration, http: any HTTPClient = CurlHTTPClient(), catalog: CareCatalog) throws {
         self.configuration = configuration
         cache = try CareCache(path: configuration.databasePath)
         trefle = TrefleClient(configuration: configuration.trefle, http: http)
@@ -142,7 +142,7 @@ public final class CareInfoProvider: Sendable {
         } catch let error as TrefleError {
             return .failed(error)
         } catch {
-            return .failed(TrefleError(.badResponse, "\(error)"))
+            return .failed(TrefleError(.badResponse, "Trefle's answer could not be read or cached"))
         }
     }
 
@@ -154,7 +154,7 @@ public final class CareInfoProvider: Sendable {
         } catch let error as TrefleError {
             return .failed(error)
         } catch {
-            return .failed(TrefleError(.badResponse, "\(error)"))
+            return .failed(TrefleError(.badResponse, "Trefle's answer could not be read or cached"))
         }
     }
 

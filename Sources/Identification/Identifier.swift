@@ -20,7 +20,7 @@ public final class Identifier: Sendable {
     private let counter = Atomic<UInt64>(0)
 
     public init(configuration: IdentificationConfiguration, classifier: (any SpeciesClassifier)? = nil,
-                http: any HTTPClient = URLSessionHTTPClient()) {
+                http: any HTTPClient = CurlHTTPClient()) {
         self.configuration = configuration
         self.classifier = classifier
         plantnet = PlantNetClient(configuration: configuration.plantnet, http: http)

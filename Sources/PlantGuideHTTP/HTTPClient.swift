@@ -1,8 +1,5 @@
+import CHTTPTransport
 import Foundation
-import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// An HTTP request to an external service (Trefle, Pl@ntNet, a webhook).
 public struct HTTPRequest: Sendable {
@@ -33,8 +30,8 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// What every external HTTP call of PlantGuide goes through (DESIGN: one protocol): URLSession, which is libcurl
-/// on Linux, in production; anything in tests.
+/// What every external HTTP call of PlantGuide goes through (DESIGN: one protocol): ``CurlHTTPClient`` in
+/// production; anything in tests.
 public protocol HTTPClient: Sendable {
     /// Sends `request`; throws `HTTPClientError` when no response arrives within `timeout` or the transport fails.
     /// Any status, 4xx and 5xx included, is a response.
@@ -57,95 +54,73 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// `HTTPClient` over Foundation's URLSession (libcurl on Linux). One session, no cookies, no cache.
-public final class URLSessionHTTPClient: HTTPClient {
-    private let session: URLSession
+/// `HTTPClient` over libcurl's easy interface, each request on an OS thread of its own (a blocking transfer,
+/// never on Swift's cooperative pool). Not URLSession: on Linux it drives libcurl through libdispatch sources,
+/// which lose the events of a socket whose descriptor number was reused at once
+/// (swift-corelibs-libdispatch#833), so a retry on a new connection could hang until its time-out; and its
+/// callbacks need libdispatch's global queues, which are Swift's narrow cooperative pool on Linux.
+public final class CurlHTTPClient: HTTPClient {
+    /// The largest response body accepted; a larger one fails the request. Default 64 MiB.
+    public let maxBodyBytes: Int
 
-    public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
+    public init(maxBodyBytes: Int = 64 << 20) {
+        self.maxBodyBytes = maxBodyBytes
     }
 
-    /// The time-out is enforced here: swift-corelibs-foundation truncates `timeoutInterval` to whole seconds
-    /// (0.5 s fires at once, 1.7 s after 1 s), so URLSession's own interval, rounded up, is only a backstop.
-    ///
-    /// A completion-handler task, not `data(for:)`: cancelling a Swift task that awaits `data(for:)` runs
-    /// URLSession's cancellation under the task's status lock, and corelibs' session queue, finishing the same
-    /// request at that moment, waits for that lock while the cancellation waits for the queue (a deadlock seen
-    /// under load). Here the time-out cancels the URLSessionTask directly, holding no lock.
-    public func send(_ outgoing: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
-        let url = outgoing.url
-        var request = URLRequest(url: url)
-        request.httpMethod = outgoing.method
-        request.httpBody = outgoing.body
-        request.timeoutInterval = (Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18).rounded(.up) + 1
-        for (name, value) in outgoing.headers { request.setValue(value, forHTTPHeaderField: name) }
-        let host = url.host ?? "server"
+    /// The time-out covers the whole exchange, connecting included, to the millisecond (at least 1 ms).
+    public func send(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+        let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
+        let maxBodyBytes = self.maxBodyBytes
         return try await withCheckedThrowingContinuation { continuation in
-            let outcome = FirstOutcome(continuation)
-            let task = DataTask(session.dataTask(with: request) { body, response, error in
-                outcome.resume(with: Self.result(host: host, body: body, response: response, error: error))
-            })
-            let timer = Task {
-                try await Task.sleep(for: timeout)
-                outcome.resume(with: .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host) within \(timeout)")))
-                task.task.cancel()
+            let thread = Thread {
+                continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes))
             }
-            outcome.onResume = { timer.cancel() }
-            task.task.resume()
+            thread.name = "plantguide-http"
+            thread.start()
         }
     }
 
-    private static func result(host: String, body: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, any Error> {
-        if let error = error as? URLError, error.code == .timedOut {
-            return .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host)"))
+    private static func perform(_ request: HTTPRequest, timeoutMilliseconds: Int, maxBodyBytes: Int) -> Result<HTTPResponse, any Error> {
+        let host = request.url.host ?? "server"
+        let headerLines = request.headers.map { "\($0.key): \($0.value)" }
+        var result = pg_http_result()
+        defer { pg_http_result_free(&result) }
+        let code = withCStrings(headerLines) { headers in
+            (request.body ?? Data()).withUnsafeBytes { body in
+                pg_http_perform(request.method, request.url.absoluteString, headers, headerLines.count,
+                                request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes, &result)
+            }
         }
-        if let error {
-            return .failure(HTTPClientError(code: .transport, message: "cannot reach \(host): \(error.localizedDescription)"))
+        if result.timed_out != 0 {
+            return .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host) within \(timeoutMilliseconds) ms"))
         }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(HTTPClientError(code: .transport, message: "\(host) sent no HTTP response"))
+        if result.too_large != 0 {
+            return .failure(HTTPClientError(code: .transport, message: "\(host) sent a body over \(maxBodyBytes) bytes"))
         }
+        guard code == 0, result.status > 0 else {
+            let reason = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return .failure(HTTPClientError(code: .transport, message: "cannot reach \(host): \(reason)"))
+        }
+        let body = result.body.map { Data(bytes: $0, count: result.body_length) } ?? Data()
+        let head = result.headers.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: result.headers_length), as: UTF8.self) } ?? ""
+        return .success(HTTPResponse(status: result.status, headers: parseHeaders(head), body: body))
+    }
+
+    /// Header fields with lower-case names, from the final response's header lines (the status line skipped).
+    static func parseHeaders(_ head: String) -> [String: String] {
         var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        for line in head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return .success(HTTPResponse(status: http.statusCode, headers: fields, body: body ?? Data()))
+        return fields
     }
 }
 
-/// A URLSession task handed to the time-out task (URLSessionDataTask is not Sendable on Linux; cancel and
-/// resume are thread-safe).
-private struct DataTask: @unchecked Sendable {
-    let task: URLSessionDataTask
-    init(_ task: URLSessionDataTask) { self.task = task }
-}
-
-/// Resumes a continuation with whichever outcome comes first (the response or the time-out).
-private final class FirstOutcome: @unchecked Sendable {
-    private let state: Mutex<CheckedContinuation<HTTPResponse, any Error>?>
-    /// Called once, after the continuation is resumed.
-    var onResume: (@Sendable () -> Void)? {
-        get { hook.withLock { $0 } }
-        set { hook.withLock { $0 = newValue } }
-    }
-    private let hook = Mutex<(@Sendable () -> Void)?>(nil)
-
-    init(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
-        state = Mutex(continuation)
-    }
-
-    func resume(with result: Result<HTTPResponse, any Error>) {
-        guard let continuation = state.withLock({ state in defer { state = nil }; return state }) else { return }
-        continuation.resume(with: result)
-        onResume?()
-    }
-}
-
-extension Result where Failure == any Error {
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
+/// Calls `body` with `strings` as an array of C strings that live for the call.
+private func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> Result) -> Result {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
 }

@@ -38,7 +38,7 @@ public struct SchedulingRPCService: RPCService {
     }
 
     /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).
-    public func dispatcher(publisher: Publisher?, http: any HTTPClient = URLSessionHTTPClient()) -> ReminderDispatcher {
+    public func dispatcher(publisher: Publisher?, http: any HTTPClient = CurlHTTPClient()) -> ReminderDispatcher {
         ReminderDispatcher(writer: database, publisher: publisher, http: http, now: configuration.now)
     }
 

@@ -15,7 +15,7 @@ public final class TrefleClient: Sendable {
     private let counters = Counters()
     private let reachabilityRecorder: TrefleReachabilityRecorder
 
-    public init(configuration: TrefleConfiguration, http: any HTTPClient = URLSessionHTTPClient()) {
+    public init(configuration: TrefleConfiguration, http: any HTTPClient = CurlHTTPClient()) {
         self.configuration = configuration
         self.http = http
         limiter = RateLimiter(requestsPerMinute: configuration.requestsPerMinute)
@@ -101,7 +101,7 @@ public final class TrefleClient: Sendable {
                 do {
                     return (try JSONDecoder.trefle.decode(Body.self, from: response.body), response.body)
                 } catch {
-                    throw TrefleError(.badResponse, "cannot read Trefle's answer for \(url.path): \(error)")
+                    throw TrefleError(.badResponse, "cannot read Trefle's answer for \(url.path): \(DecodingProblem.describe(error))")
                 }
             case 401, 403:
                 throw TrefleError(.unauthorized, errorText(response) ?? "the token was refused (\(response.status))")

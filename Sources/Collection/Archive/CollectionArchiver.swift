@@ -138,7 +138,7 @@ public struct CollectionArchiver: Sendable {
         do {
             archive = try Archive(jsonUTF8Data: manifestEntry.data)
         } catch {
-            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: manifest.json does not parse: \(error)")
+            throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: manifest.json is not a CollectionArchive in proto3 JSON")
         }
         guard archive.version == 1 else {
             throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: version \(archive.version) is not supported")

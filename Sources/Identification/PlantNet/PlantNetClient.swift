@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideHTTP
 import Synchronization
 
@@ -10,7 +11,7 @@ public final class PlantNetClient: Sendable {
     private let http: any HTTPClient
     private let quota: Mutex<PlantNetQuota>
 
-    public init(configuration: PlantNetConfiguration, http: any HTTPClient = URLSessionHTTPClient()) {
+    public init(configuration: PlantNetConfiguration, http: any HTTPClient = CurlHTTPClient()) {
         self.configuration = configuration
         self.http = http
         quota = Mutex(PlantNetQuota(limit: configuration.dailyLimit, now: Date()))
@@ -88,7 +89,7 @@ public final class PlantNetClient: Sendable {
         do {
             decoded = try JSONDecoder().decode(PlantNetResponse.self, from: body)
         } catch {
-            throw PlantNetError(.badResponse, "cannot read Pl@ntNet's answer: \(error)")
+            throw PlantNetError(.badResponse, "cannot read Pl@ntNet's answer: \(DecodingProblem.describe(error))")
         }
         if let remaining = decoded.remainingIdentificationRequests { quota.withLock { $0.reported(remaining: remaining, at: Date()) } }
         let candidates = decoded.results.map { result in

@@ -30,7 +30,7 @@ public final class ReminderDispatcher: Sendable {
     /// How late a reminder may still be sent. Default 12 hours.
     public let maxLateness: TimeInterval
 
-    public init(writer: any DatabaseWriter, publisher: Publisher?, http: any HTTPClient = URLSessionHTTPClient(),
+    public init(writer: any DatabaseWriter, publisher: Publisher?, http: any HTTPClient = CurlHTTPClient(),
                 maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, maxLateness: TimeInterval = 12 * 3_600,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.writer = writer

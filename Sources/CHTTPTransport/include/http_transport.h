@@ -1,0 +1,35 @@
+#ifndef PLANTGUIDE_HTTP_TRANSPORT_H
+#define PLANTGUIDE_HTTP_TRANSPORT_H
+
+#include <stddef.h>
+
+/* One HTTP exchange with libcurl's easy interface, blocking the calling thread. PlantGuide's HTTP client runs it
+ * on a thread of its own: URLSession on Linux drives curl through libdispatch sources, which lose events when a
+ * closed socket's descriptor number is reused at once (swift-corelibs-libdispatch#833), so a retry on a new
+ * connection could hang until its time-out. */
+
+typedef struct {
+    /* The final response's status (after any 1xx), 0 when there was none. */
+    long status;
+    /* The final response's header lines, "Name: value\r\n" each; malloc'ed. */
+    char *headers;
+    size_t headers_length;
+    /* The body; malloc'ed. */
+    char *body;
+    size_t body_length;
+    /* Set when the time-out passed, and when the body exceeded max_body_bytes (the transfer stops). */
+    int timed_out;
+    int too_large;
+    /* curl's description of a transport failure, "" on success. */
+    char error[256];
+} pg_http_result;
+
+/* Sends one request. `headers` are "Name: value" lines. Returns 0 when a response arrived (any status), else
+ * curl's error code with `result->error` set. Free the result with pg_http_result_free. */
+int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
+                    const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
+                    pg_http_result *result);
+
+void pg_http_result_free(pg_http_result *result);
+
+#endif
