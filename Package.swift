@@ -228,5 +228,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])
-        + service("Gateway", executable: "GatewayService")
+        + service(
+            "Gateway", executable: "GatewayService",
+            extra: [
+                "CSodium", "PlantGuideStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ])
 )

@@ -1,29 +1,65 @@
 import Foundation
+import GRDB
 import Logging
+import PlantGuideProtos
 import PlantGuideRPC
 
-/// Configuration of plantguide-gateway.
-public struct GatewayConfiguration: Sendable {
-    /// Folder holding the service's own files (its SQLite database among them).
-    public var dataDirectory: URL
-
-    public init(dataDirectory: URL) {
-        self.dataDirectory = dataDirectory
-    }
-}
-
-/// The RPC methods of plantguide-gateway: gateway (authentication, use cases across services).
-///
-/// Not implemented yet (a later issue): the service runs, answers health and metrics, and its own methods
-/// answer UNIMPLEMENTED.
-public struct GatewayRPCService: RPCService {
-    public let configuration: GatewayConfiguration
+/// The RPC methods of plantguide-gateway (see `Protos/plantguide/gateway/v1/gateway.proto`): every call is
+/// authenticated by its bearer token, then runs a use case across the services as that user.
+public final class GatewayRPCService: RPCService {
+    public let accounts: AccountStore
+    public let services: Downstream
+    let pending: PendingWork
     private let logger: Logger
 
-    public init(configuration: GatewayConfiguration, logger: Logger) {
-        self.configuration = configuration
+    /// Opens the gateway's database in the data folder and connects to the services.
+    /// - Throws: when the database cannot be opened or a service target is malformed.
+    public init(configuration: GatewayConfiguration, logger: Logger) throws {
+        let database = try GatewayDatabase.open(path: configuration.dataDirectory.appendingPathComponent("gateway.sqlite").path)
+        accounts = AccountStore(writer: database)
+        pending = PendingWork(writer: database)
+        services = try Downstream(configuration: configuration)
         self.logger = logger
     }
 
-    public func registerMethods(with router: inout RPCRouter) {}
+    /// The background work that finishes interrupted deletions and care lookups.
+    public var sweeper: PendingWorkSweeper { PendingWorkSweeper(services: services, pending: pending, logger: logger) }
+
+    public func registerMethods(with router: inout RPCRouter) {
+        typealias Methods = Plantguide_Gateway_V1_GatewayService
+        let plants = PlantUseCases(services: services, pending: pending)
+        let tasks = TaskUseCases(services: services)
+        let identifyAndStatus = IdentifyAndStatus(services: services)
+        let accounts = self.accounts
+
+        func authenticated<Request, Response>(
+            _ method: RPCMethod<Request, Response>, _ body: @escaping @Sendable (Request, Caller) async throws -> Response
+        ) {
+            router.register(method) { request, context in
+                try await body(request, try await Self.caller(context, accounts: accounts))
+            }
+        }
+        authenticated(Methods.identifyPlant) { try await identifyAndStatus.identify($0, as: $1) }
+        authenticated(Methods.savePlant) { try await plants.save($0, as: $1) }
+        authenticated(Methods.getPlantDetails) { try await plants.details($0.plantID, as: $1) }
+        authenticated(Methods.listPlants) { try await plants.list($0, as: $1) }
+        authenticated(Methods.deletePlant) { try await plants.delete($0.plantID, as: $1) }
+        authenticated(Methods.listTasks) { try await tasks.list($0, as: $1) }
+        authenticated(Methods.completeTasks) { try await tasks.complete($0, as: $1) }
+        authenticated(Methods.getStatus) { await identifyAndStatus.status(as: $1) }
+    }
+
+    /// The user of the call's bearer token. A "plantguide-user-id" the caller sent is never looked at.
+    /// - Throws: UNAUTHENTICATED for a missing, malformed, unknown or revoked token.
+    static func caller(_ context: RPCServerContext, accounts: AccountStore) async throws -> Caller {
+        guard let header = context.metadata["authorization"] else {
+            throw RPCError(.unauthenticated, "send \"authorization: Bearer <token>\"; plantguide-gateway users add NAME makes a token")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+              let userID = try await accounts.userID(forToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw RPCError(.unauthenticated, "the bearer token is unknown or revoked")
+        }
+        return Caller(id: userID, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
+    }
 }

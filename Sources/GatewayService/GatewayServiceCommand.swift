@@ -1,25 +1,172 @@
 import ArgumentParser
+import Foundation
 import Gateway
 import PlantGuideServiceKit
+import ServiceLifecycle
 
-/// `plantguide-gateway`: gateway (authentication, use cases across services).
+/// `plantguide-gateway`: the front door (serves by default), and the accounts it lets in.
 @main
 struct GatewayServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-gateway",
-        abstract: "PlantGuide gateway (authentication, use cases across services).",
+        abstract: "PlantGuide gateway: authenticates callers and runs the app's use cases across the services.",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (see Protos/) plus /plantguide.health.v1.Health/Check and \
-            /plantguide.metrics.v1.Metrics/Scrape. Stops cleanly on SIGTERM or SIGINT.
+            Without a subcommand it serves (see `plantguide-gateway serve --help`). Make a user and its token with \
+            `plantguide-gateway users add NAME` (same --data folder), then call with "authorization: Bearer <token>".
+            """,
+        subcommands: [Serve.self, Users.self, Tokens.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `plantguide-gateway serve`: the RPC front over the four services.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the gateway's RPC methods (Protos/plantguide/gateway/v1).",
+        discussion: """
+            Serves PlantGuide RPC over ZeroMQ plus health and metrics; calls identification, care data, collection and \
+            scheduling at the targets given (an endpoint, a comma-separated list, or dns:///name:port). Deletions and \
+            care lookups a service being down interrupted are kept in <data>/gateway.sqlite and finished when it is back. \
+            Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7000
             """)
 
     @OptionGroup var options: ServiceOptions
 
+    @Option(name: .long, help: ArgumentHelp("Identification target (env PLANTGUIDE_IDENTIFICATION). Default: tcp://127.0.0.1:7001.", valueName: "target"))
+    var identification: String?
+    @Option(name: .long, help: ArgumentHelp("Care-data target (env PLANTGUIDE_CAREDATA). Default: tcp://127.0.0.1:7002.", valueName: "target"))
+    var caredata: String?
+    @Option(name: .long, help: ArgumentHelp("Collection target (env PLANTGUIDE_COLLECTION). Default: tcp://127.0.0.1:7003.", valueName: "target"))
+    var collection: String?
+    @Option(name: .long, help: ArgumentHelp("Scheduling target (env PLANTGUIDE_SCHEDULING). Default: tcp://127.0.0.1:7004.", valueName: "target"))
+    var scheduling: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Milliseconds between retries of interrupted deletions and care lookups (env PLANTGUIDE_RETRY_INTERVAL_MS). Default: 2000.",
+        valueName: "ms"))
+    var retryIntervalMs: Int?
+
     func run() async throws {
-        let resolved = try options.resolve(service: "gateway", defaultBind: "tcp://127.0.0.1:7000")
-        try await runService(name: "plantguide-gateway", options: resolved) { environment in
-            [GatewayRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
+        let environment = ProcessInfo.processInfo.environment
+        let resolved = try options.resolve(service: "gateway", defaultBind: "tcp://127.0.0.1:7000", environment: environment)
+        var configuration = GatewayConfiguration(dataDirectory: resolved.dataDirectory)
+        if let target = setting(identification, "PLANTGUIDE_IDENTIFICATION", in: environment) { configuration.identification = target }
+        if let target = setting(caredata, "PLANTGUIDE_CAREDATA", in: environment) { configuration.caredata = target }
+        if let target = setting(collection, "PLANTGUIDE_COLLECTION", in: environment) { configuration.collection = target }
+        if let target = setting(scheduling, "PLANTGUIDE_SCHEDULING", in: environment) { configuration.scheduling = target }
+        let intervalText = setting(retryIntervalMs.map(String.init), "PLANTGUIDE_RETRY_INTERVAL_MS", in: environment) ?? "2000"
+        guard let interval = Int(intervalText), (10...600_000).contains(interval) else {
+            throw ValidationError("the retry interval must be 10 to 600000 ms, not '\(intervalText)'")
+        }
+        configuration.retryInterval = .milliseconds(interval)
+        try await runService(name: "plantguide-gateway", options: resolved, handlerExecution: .ioThread) { environment in
+            let gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
+            return ServiceSet(rpc: [gateway], background: [SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval)])
+        }
+    }
+}
+
+/// Finishes interrupted deletions and care lookups until shutdown.
+private struct SweepLoop: Service {
+    let sweeper: PendingWorkSweeper
+    let interval: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await sweeper.run(every: interval)
+        }
+    }
+}
+
+/// The account commands' shared option: the gateway's data folder.
+struct AccountOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The gateway's data folder, as `serve` uses it (env PLANTGUIDE_DATA). Default: ./data/gateway.", valueName: "path"))
+    var data: String?
+
+    func store() throws -> AccountStore {
+        let folder = setting(data, "PLANTGUIDE_DATA", in: ProcessInfo.processInfo.environment) ?? "./data/gateway"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return AccountStore(writer: try GatewayDatabase.open(path: URL(fileURLWithPath: folder).appendingPathComponent("gateway.sqlite").path))
+    }
+}
+
+/// `plantguide-gateway users add|list`.
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add users (each gets a token, printed once) and list them.", subcommands: [Add.self, List.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user and print a new token for it, once: only its hash is kept.",
+            discussion: "With --token-only the token alone is printed, for scripts: TOKEN=$(plantguide-gateway users add ana --token-only)")
+        @OptionGroup var accounts: AccountOptions
+        @Argument(help: "The user's name: letters, digits, '.', '_', '-' or '@'.") var name: String
+        @Flag(help: "Print only the token.") var tokenOnly = false
+
+        func run() async throws {
+            let issued: AccountStore.IssuedToken
+            do {
+                issued = try await accounts.store().addUser(name: name)
+            } catch let error as AccountError {
+                throw ValidationError(error.description)
+            }
+            if tokenOnly {
+                print(issued.secret)
+            } else {
+                print("user \(name) (\(issued.userID)) added; its token (shown only now, token id \(issued.tokenID)):")
+                print(issued.secret)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the users with their active tokens.")
+        @OptionGroup var accounts: AccountOptions
+
+        func run() async throws {
+            let users = try await accounts.store().users()
+            if users.isEmpty { print("no users yet: plantguide-gateway users add NAME") }
+            for user in users {
+                let tokens = "\(user.activeTokens) active token\(user.activeTokens == 1 ? "" : "s")"
+                print("\(user.name)\t\(user.id)\t\(tokens)\tsince \(user.createdAt.formatted(.iso8601))")
+            }
+        }
+    }
+}
+
+/// `plantguide-gateway tokens add|revoke`.
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Give a user another token, or revoke one.", subcommands: [Add.self, Revoke.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a further token for an existing user, once.")
+        @OptionGroup var accounts: AccountOptions
+        @Argument(help: "The user's name.") var name: String
+
+        func run() async throws {
+            do {
+                print(try await accounts.store().addToken(userName: name).secret)
+            } catch let error as AccountError {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token: calls with it are refused from now on.",
+            discussion: "Give the token itself (pg_<id>_<secret>) or its id (the part between the underscores).")
+        @OptionGroup var accounts: AccountOptions
+        @Argument(help: "The token or its id.") var token: String
+
+        func run() async throws {
+            let parts = token.split(separator: "_")
+            let id = token.hasPrefix("pg_") && parts.count == 3 ? String(parts[1]) : token
+            guard try await accounts.store().revoke(tokenID: id) else {
+                throw ValidationError("no active token with id '\(id)'")
+            }
+            print("token \(id) revoked")
         }
     }
 }

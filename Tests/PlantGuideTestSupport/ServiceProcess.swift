@@ -50,6 +50,12 @@ public final class ServiceProcess: @unchecked Sendable {
         await waitForExit()
     }
 
+    /// How the process ended, e.g. "exit 0" or "signal 15" (a signal that killed it); "running" before.
+    public var ending: String {
+        guard !process.isRunning else { return "running" }
+        return process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus)" : "exit \(process.terminationStatus)"
+    }
+
     /// SIGTERM, and waits for the exit; returns the exit status.
     @discardableResult
     public func terminate() async -> Int32 {

@@ -182,7 +182,8 @@ struct ServiceProcessTests {
     @Test("SIGTERM stops a service cleanly with exit status 0")
     func gracefulStop() async throws {
         let service = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())")
-        #expect(await service.terminate() == 0)
+        let status = await service.terminate()
+        #expect(status == 0 && service.ending == "exit 0", "ended with \(service.ending)")
     }
 
     @Test("SIGTERM under load: calls are refused at once, those in flight drain, and the process exits within its grace")

@@ -175,9 +175,21 @@ public enum Plantguide_Gateway_V1_GatewayService {
         isIdempotent: true
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/SavePlant` (idempotent)
+    public static let savePlant = RPCMethod<Plantguide_Gateway_V1_SavePlantRequest, Plantguide_Gateway_V1_SavePlantResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/SavePlant",
+        isIdempotent: true
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetPlantDetails` (idempotent)
     public static let getPlantDetails = RPCMethod<Plantguide_Gateway_V1_GetPlantDetailsRequest, Plantguide_Gateway_V1_GetPlantDetailsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetPlantDetails",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ListPlants` (idempotent)
+    public static let listPlants = RPCMethod<Plantguide_Gateway_V1_ListPlantsRequest, Plantguide_Gateway_V1_ListPlantsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListPlants",
         isIdempotent: true
     )
 
@@ -187,14 +199,26 @@ public enum Plantguide_Gateway_V1_GatewayService {
         isIdempotent: true
     )
 
-    /// `/plantguide.gateway.v1.GatewayService/GetToday` (idempotent)
-    public static let getToday = RPCMethod<Plantguide_Gateway_V1_GetTodayRequest, Plantguide_Gateway_V1_GetTodayResponse>(
-        path: "/plantguide.gateway.v1.GatewayService/GetToday",
+    /// `/plantguide.gateway.v1.GatewayService/ListTasks` (idempotent)
+    public static let listTasks = RPCMethod<Plantguide_Gateway_V1_ListTasksRequest, Plantguide_Gateway_V1_ListTasksResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListTasks",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/CompleteTasks` (idempotent)
+    public static let completeTasks = RPCMethod<Plantguide_Gateway_V1_CompleteTasksRequest, Plantguide_Gateway_V1_CompleteTasksResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CompleteTasks",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/GetStatus` (idempotent)
+    public static let getStatus = RPCMethod<Plantguide_Gateway_V1_GetStatusRequest, Plantguide_Gateway_V1_GetStatusResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetStatus",
         isIdempotent: true
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, getPlantDetails, deletePlant, getToday]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, listTasks, completeTasks, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

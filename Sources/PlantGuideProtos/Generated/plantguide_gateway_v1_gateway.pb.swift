@@ -9,11 +9,17 @@
 //   https://github.com/apple/swift-protobuf/
 
 /// plantguide-gateway: the front door. Authenticates callers and runs the use cases that span services.
-/// The same use cases are served as HTTP/JSON (the JSON form of these messages, proto3 JSON mapping).
 ///
-/// Every method needs "authorization: Bearer <token>" in the metadata (UNAUTHENTICATED otherwise); the gateway
-/// passes the user's id to the services it calls, with the remaining deadline.
+/// Every method needs "authorization: Bearer <token>" in the metadata (UNAUTHENTICATED otherwise; tokens come from
+/// `plantguide-gateway users add NAME`). A "plantguide-user-id" sent by a caller is ignored: the gateway sets it
+/// for the services it calls, from the token. Each call to a service gets the caller's remaining deadline; a
+/// service that is down makes the method UNAVAILABLE (with an ErrorInfo naming it in metadata "service") quickly.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SwiftProtobuf
 
 // If the compiler emits an error on this type, it is because this file
@@ -31,23 +37,22 @@ public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// One to five photos of the same plant.
   public var images: [Plantguide_Identification_V1_IdentifyImage] = []
 
+  /// UNSPECIFIED means HYBRID.
   public var method: Plantguide_Identification_V1_IdentificationMethod = .unspecified
 
-  /// Save the best candidate as this plant id (client-chosen); empty to only identify.
-  public var plantID: String = String()
+  /// For HYBRID: ask Pl@ntNet when the on-device top score is below this (0–1); 0 means 0.7.
+  public var minConfidence: Double = 0
 
-  /// Save even when the best candidate is below the person's minimum confidence.
-  public var saveBest: Bool = false
+  /// Candidates to return, 1–20; 0 means 5.
+  public var maxResults: UInt32 = 0
 
-  public var customName: String = String()
+  /// Language of common names (ISO 639-1), "en" when empty.
+  public var language: String = String()
 
-  public var location: String = String()
-
-  public var setting: Plantguide_Scheduling_V1_PlantSetting = .unspecified
-
-  /// Where the photos were taken, if known; absent when unknown.
+  /// Where the photos were taken, if known.
   public var takenAt: Plantguide_Types_V1_GeoPoint {
     get {_takenAt ?? Plantguide_Types_V1_GeoPoint()}
     set {_takenAt = newValue}
@@ -78,16 +83,7 @@ public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantResponse: Sendable 
   /// Clears the value of `identification`. Subsequent reads from it will return its default value.
   public mutating func clearIdentification() {self._identification = nil}
 
-  /// Set when the plant was saved.
-  public var plant: Plantguide_Collection_V1_Plant {
-    get {_plant ?? Plantguide_Collection_V1_Plant()}
-    set {_plant = newValue}
-  }
-  /// Returns true if `plant` has been explicitly set.
-  public var hasPlant: Bool {self._plant != nil}
-  /// Clears the value of `plant`. Subsequent reads from it will return its default value.
-  public mutating func clearPlant() {self._plant = nil}
-
+  /// Care info of the best candidate; absent when nothing was recognised or care data did not answer.
   public var careInfo: Plantguide_Caredata_V1_CareInfo {
     get {_careInfo ?? Plantguide_Caredata_V1_CareInfo()}
     set {_careInfo = newValue}
@@ -97,13 +93,93 @@ public nonisolated struct Plantguide_Gateway_V1_IdentifyPlantResponse: Sendable 
   /// Clears the value of `careInfo`. Subsequent reads from it will return its default value.
   public mutating func clearCareInfo() {self._careInfo = nil}
 
-  public var tasks: [Plantguide_Scheduling_V1_CareTask] = []
-
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _identification: Plantguide_Identification_V1_IdentifyResponse? = nil
+  fileprivate var _careInfo: Plantguide_Caredata_V1_CareInfo? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SavePlantRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The plant as the client has it: `id` (chosen by the client, 1–200 characters) and `scientific_name` are
+  /// required; owner and timestamps are set by the services.
+  public var plant: Plantguide_Collection_V1_Plant {
+    get {_plant ?? Plantguide_Collection_V1_Plant()}
+    set {_plant = newValue}
+  }
+  /// Returns true if `plant` has been explicitly set.
+  public var hasPlant: Bool {self._plant != nil}
+  /// Clears the value of `plant`. Subsequent reads from it will return its default value.
+  public mutating func clearPlant() {self._plant = nil}
+
+  /// An optional photo of it (JPEG, PNG or WebP), stored as a captured photo.
+  public var photo: Data = Data()
+
+  /// The identification that named it, if any, kept in its history (its `plant_id` is set to the plant's).
+  public var identification: Plantguide_Collection_V1_IdentificationRecord {
+    get {_identification ?? Plantguide_Collection_V1_IdentificationRecord()}
+    set {_identification = newValue}
+  }
+  /// Returns true if `identification` has been explicitly set.
+  public var hasIdentification: Bool {self._identification != nil}
+  /// Clears the value of `identification`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentification() {self._identification = nil}
+
+  /// Plan yearly repotting and monthly pruning besides watering and fertilising.
+  public var includeRepotting: Bool = false
+
+  public var includePruning: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _plant: Plantguide_Collection_V1_Plant? = nil
+  fileprivate var _identification: Plantguide_Collection_V1_IdentificationRecord? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SavePlantResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var plant: Plantguide_Collection_V1_Plant {
+    get {_plant ?? Plantguide_Collection_V1_Plant()}
+    set {_plant = newValue}
+  }
+  /// Returns true if `plant` has been explicitly set.
+  public var hasPlant: Bool {self._plant != nil}
+  /// Clears the value of `plant`. Subsequent reads from it will return its default value.
+  public mutating func clearPlant() {self._plant = nil}
+
+  /// False when the plant was saved already (a retry).
+  public var created: Bool = false
+
+  /// Absent while `care_pending`.
+  public var careInfo: Plantguide_Caredata_V1_CareInfo {
+    get {_careInfo ?? Plantguide_Caredata_V1_CareInfo()}
+    set {_careInfo = newValue}
+  }
+  /// Returns true if `careInfo` has been explicitly set.
+  public var hasCareInfo: Bool {self._careInfo != nil}
+  /// Clears the value of `careInfo`. Subsequent reads from it will return its default value.
+  public mutating func clearCareInfo() {self._careInfo = nil}
+
+  /// The tasks planned; empty while `care_pending`.
+  public var tasks: [Plantguide_Scheduling_V1_CareTask] = []
+
+  /// Care data did not answer: the care info and schedule follow when it is back.
+  public var carePending: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
   fileprivate var _plant: Plantguide_Collection_V1_Plant? = nil
   fileprivate var _careInfo: Plantguide_Caredata_V1_CareInfo? = nil
 }
@@ -134,6 +210,7 @@ public nonisolated struct Plantguide_Gateway_V1_GetPlantDetailsResponse: Sendabl
   /// Clears the value of `plant`. Subsequent reads from it will return its default value.
   public mutating func clearPlant() {self._plant = nil}
 
+  /// Absent when care data did not answer.
   public var careInfo: Plantguide_Caredata_V1_CareInfo {
     get {_careInfo ?? Plantguide_Caredata_V1_CareInfo()}
     set {_careInfo = newValue}
@@ -143,7 +220,11 @@ public nonisolated struct Plantguide_Gateway_V1_GetPlantDetailsResponse: Sendabl
   /// Clears the value of `careInfo`. Subsequent reads from it will return its default value.
   public mutating func clearCareInfo() {self._careInfo = nil}
 
-  public var openTasks: [Plantguide_Scheduling_V1_CareTask] = []
+  /// Open tasks of the plant, soonest first.
+  public var upcomingTasks: [Plantguide_Scheduling_V1_CareTask] = []
+
+  /// The services that did not answer ("caredata", "scheduling"): their parts are missing.
+  public var unavailable: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -151,6 +232,49 @@ public nonisolated struct Plantguide_Gateway_V1_GetPlantDetailsResponse: Sendabl
 
   fileprivate var _plant: Plantguide_Collection_V1_Plant? = nil
   fileprivate var _careInfo: Plantguide_Caredata_V1_CareInfo? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_ListPlantsRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The collection's filters, sort and page.
+  public var filter: Plantguide_Collection_V1_ListPlantsRequest {
+    get {_filter ?? Plantguide_Collection_V1_ListPlantsRequest()}
+    set {_filter = newValue}
+  }
+  /// Returns true if `filter` has been explicitly set.
+  public var hasFilter: Bool {self._filter != nil}
+  /// Clears the value of `filter`. Subsequent reads from it will return its default value.
+  public mutating func clearFilter() {self._filter = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _filter: Plantguide_Collection_V1_ListPlantsRequest? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_ListPlantsResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var page: Plantguide_Collection_V1_ListPlantsResponse {
+    get {_page ?? Plantguide_Collection_V1_ListPlantsResponse()}
+    set {_page = newValue}
+  }
+  /// Returns true if `page` has been explicitly set.
+  public var hasPage: Bool {self._page != nil}
+  /// Clears the value of `page`. Subsequent reads from it will return its default value.
+  public mutating func clearPage() {self._page = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _page: Plantguide_Collection_V1_ListPlantsResponse? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_DeletePlantRequest: Sendable {
@@ -170,31 +294,42 @@ public nonisolated struct Plantguide_Gateway_V1_DeletePlantResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// Whether the collection had the plant.
   public var deleted: Bool = false
+
+  public var tasksDeleted: UInt32 = 0
+
+  public var photosRemoved: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
-public nonisolated struct Plantguide_Gateway_V1_GetTodayRequest: Sendable {
+public nonisolated struct Plantguide_Gateway_V1_ListTasksRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// UNSPECIFIED means OPEN.
+  public var view: Plantguide_Scheduling_V1_ListTasksRequest.View = .unspecified
+
+  /// Only this plant's tasks; empty for all.
+  public var plantID: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
-public nonisolated struct Plantguide_Gateway_V1_GetTodayResponse: Sendable {
+public nonisolated struct Plantguide_Gateway_V1_ListTasksResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var tasks: [Plantguide_Scheduling_V1_CareTask] = []
 
-  /// Plant id -> display name, for the tasks above.
+  /// Plant id -> the plant's display name (custom name, else common name, else scientific name).
   public var plantNames: Dictionary<String,String> = [:]
 
   public var badge: Plantguide_Scheduling_V1_GetBadgeCountResponse {
@@ -213,13 +348,105 @@ public nonisolated struct Plantguide_Gateway_V1_GetTodayResponse: Sendable {
   fileprivate var _badge: Plantguide_Scheduling_V1_GetBadgeCountResponse? = nil
 }
 
+public nonisolated struct Plantguide_Gateway_V1_CompleteTasksRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var taskIds: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_CompleteTasksResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var completed: [Plantguide_Scheduling_V1_CareTask] = []
+
+  public var planned: [Plantguide_Scheduling_V1_CareTask] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_GetStatusRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_GetStatusResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// One per service the gateway calls.
+  public var services: [Plantguide_Gateway_V1_ServiceStatus] = []
+
+  /// Absent when the service did not answer.
+  public var identification: Plantguide_Identification_V1_GetStatusResponse {
+    get {_identification ?? Plantguide_Identification_V1_GetStatusResponse()}
+    set {_identification = newValue}
+  }
+  /// Returns true if `identification` has been explicitly set.
+  public var hasIdentification: Bool {self._identification != nil}
+  /// Clears the value of `identification`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentification() {self._identification = nil}
+
+  public var careData: Plantguide_Caredata_V1_GetStatusResponse {
+    get {_careData ?? Plantguide_Caredata_V1_GetStatusResponse()}
+    set {_careData = newValue}
+  }
+  /// Returns true if `careData` has been explicitly set.
+  public var hasCareData: Bool {self._careData != nil}
+  /// Clears the value of `careData`. Subsequent reads from it will return its default value.
+  public mutating func clearCareData() {self._careData = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _identification: Plantguide_Identification_V1_GetStatusResponse? = nil
+  fileprivate var _careData: Plantguide_Caredata_V1_GetStatusResponse? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_ServiceStatus: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "identification", "caredata", "collection" or "scheduling".
+  public var name: String = String()
+
+  /// The service's endpoints as configured.
+  public var target: String = String()
+
+  public var serving: Bool = false
+
+  /// Why not, when not serving.
+  public var error: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "plantguide.gateway.v1"
 
 nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentifyPlantRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}plant_id\0\u{3}save_best\0\u{3}custom_name\0\u{1}location\0\u{1}setting\0\u{4}\u{3}taken_at\0\u{c}\u{8}\u{1}\u{c}\u{9}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}images\0\u{1}method\0\u{3}min_confidence\0\u{3}max_results\0\u{1}language\0\u{3}taken_at\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -229,12 +456,10 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.images) }()
       case 2: try { try decoder.decodeSingularEnumField(value: &self.method) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.plantID) }()
-      case 4: try { try decoder.decodeSingularBoolField(value: &self.saveBest) }()
-      case 5: try { try decoder.decodeSingularStringField(value: &self.customName) }()
-      case 6: try { try decoder.decodeSingularStringField(value: &self.location) }()
-      case 7: try { try decoder.decodeSingularEnumField(value: &self.setting) }()
-      case 10: try { try decoder.decodeSingularMessageField(value: &self._takenAt) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.minConfidence) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.maxResults) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.language) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._takenAt) }()
       default: break
       }
     }
@@ -251,23 +476,17 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
     if self.method != .unspecified {
       try visitor.visitSingularEnumField(value: self.method, fieldNumber: 2)
     }
-    if !self.plantID.isEmpty {
-      try visitor.visitSingularStringField(value: self.plantID, fieldNumber: 3)
+    if self.minConfidence.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.minConfidence, fieldNumber: 3)
     }
-    if self.saveBest != false {
-      try visitor.visitSingularBoolField(value: self.saveBest, fieldNumber: 4)
+    if self.maxResults != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxResults, fieldNumber: 4)
     }
-    if !self.customName.isEmpty {
-      try visitor.visitSingularStringField(value: self.customName, fieldNumber: 5)
-    }
-    if !self.location.isEmpty {
-      try visitor.visitSingularStringField(value: self.location, fieldNumber: 6)
-    }
-    if self.setting != .unspecified {
-      try visitor.visitSingularEnumField(value: self.setting, fieldNumber: 7)
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 5)
     }
     try { if let v = self._takenAt {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -275,11 +494,9 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
   public static func ==(lhs: Plantguide_Gateway_V1_IdentifyPlantRequest, rhs: Plantguide_Gateway_V1_IdentifyPlantRequest) -> Bool {
     if lhs.images != rhs.images {return false}
     if lhs.method != rhs.method {return false}
-    if lhs.plantID != rhs.plantID {return false}
-    if lhs.saveBest != rhs.saveBest {return false}
-    if lhs.customName != rhs.customName {return false}
-    if lhs.location != rhs.location {return false}
-    if lhs.setting != rhs.setting {return false}
+    if lhs.minConfidence != rhs.minConfidence {return false}
+    if lhs.maxResults != rhs.maxResults {return false}
+    if lhs.language != rhs.language {return false}
     if lhs._takenAt != rhs._takenAt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
@@ -288,7 +505,7 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantRequest: SwiftProtobuf.
 
 nonisolated extension Plantguide_Gateway_V1_IdentifyPlantResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IdentifyPlantResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}identification\0\u{1}plant\0\u{3}care_info\0\u{1}tasks\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}identification\0\u{3}care_info\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -297,9 +514,7 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantResponse: SwiftProtobuf
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
-      case 2: try { try decoder.decodeSingularMessageField(value: &self._plant) }()
-      case 3: try { try decoder.decodeSingularMessageField(value: &self._careInfo) }()
-      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.tasks) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._careInfo) }()
       default: break
       }
     }
@@ -313,23 +528,123 @@ nonisolated extension Plantguide_Gateway_V1_IdentifyPlantResponse: SwiftProtobuf
     try { if let v = self._identification {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
     } }()
-    try { if let v = self._plant {
+    try { if let v = self._careInfo {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_IdentifyPlantResponse, rhs: Plantguide_Gateway_V1_IdentifyPlantResponse) -> Bool {
+    if lhs._identification != rhs._identification {return false}
+    if lhs._careInfo != rhs._careInfo {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SavePlantRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SavePlantRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{1}photo\0\u{1}identification\0\u{3}include_repotting\0\u{3}include_pruning\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._plant) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.photo) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.includeRepotting) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.includePruning) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._plant {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.photo.isEmpty {
+      try visitor.visitSingularBytesField(value: self.photo, fieldNumber: 2)
+    }
+    try { if let v = self._identification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if self.includeRepotting != false {
+      try visitor.visitSingularBoolField(value: self.includeRepotting, fieldNumber: 4)
+    }
+    if self.includePruning != false {
+      try visitor.visitSingularBoolField(value: self.includePruning, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_SavePlantRequest, rhs: Plantguide_Gateway_V1_SavePlantRequest) -> Bool {
+    if lhs._plant != rhs._plant {return false}
+    if lhs.photo != rhs.photo {return false}
+    if lhs._identification != rhs._identification {return false}
+    if lhs.includeRepotting != rhs.includeRepotting {return false}
+    if lhs.includePruning != rhs.includePruning {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SavePlantResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SavePlantResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{1}created\0\u{3}care_info\0\u{1}tasks\0\u{3}care_pending\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._plant) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.created) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._careInfo) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.tasks) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.carePending) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._plant {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.created != false {
+      try visitor.visitSingularBoolField(value: self.created, fieldNumber: 2)
+    }
     try { if let v = self._careInfo {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
     if !self.tasks.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.tasks, fieldNumber: 4)
     }
+    if self.carePending != false {
+      try visitor.visitSingularBoolField(value: self.carePending, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Plantguide_Gateway_V1_IdentifyPlantResponse, rhs: Plantguide_Gateway_V1_IdentifyPlantResponse) -> Bool {
-    if lhs._identification != rhs._identification {return false}
+  public static func ==(lhs: Plantguide_Gateway_V1_SavePlantResponse, rhs: Plantguide_Gateway_V1_SavePlantResponse) -> Bool {
     if lhs._plant != rhs._plant {return false}
+    if lhs.created != rhs.created {return false}
     if lhs._careInfo != rhs._careInfo {return false}
     if lhs.tasks != rhs.tasks {return false}
+    if lhs.carePending != rhs.carePending {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -367,7 +682,7 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsRequest: SwiftProtobu
 
 nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetPlantDetailsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{3}care_info\0\u{3}open_tasks\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{3}care_info\0\u{3}upcoming_tasks\0\u{1}unavailable\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -377,7 +692,8 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._plant) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._careInfo) }()
-      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.openTasks) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.upcomingTasks) }()
+      case 4: try { try decoder.decodeRepeatedStringField(value: &self.unavailable) }()
       default: break
       }
     }
@@ -394,8 +710,11 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
     try { if let v = self._careInfo {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
-    if !self.openTasks.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.openTasks, fieldNumber: 3)
+    if !self.upcomingTasks.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.upcomingTasks, fieldNumber: 3)
+    }
+    if !self.unavailable.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.unavailable, fieldNumber: 4)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -403,7 +722,76 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
   public static func ==(lhs: Plantguide_Gateway_V1_GetPlantDetailsResponse, rhs: Plantguide_Gateway_V1_GetPlantDetailsResponse) -> Bool {
     if lhs._plant != rhs._plant {return false}
     if lhs._careInfo != rhs._careInfo {return false}
-    if lhs.openTasks != rhs.openTasks {return false}
+    if lhs.upcomingTasks != rhs.upcomingTasks {return false}
+    if lhs.unavailable != rhs.unavailable {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_ListPlantsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListPlantsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}filter\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._filter) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._filter {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_ListPlantsRequest, rhs: Plantguide_Gateway_V1_ListPlantsRequest) -> Bool {
+    if lhs._filter != rhs._filter {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_ListPlantsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListPlantsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}page\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._page) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._page {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_ListPlantsResponse, rhs: Plantguide_Gateway_V1_ListPlantsResponse) -> Bool {
+    if lhs._page != rhs._page {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -441,7 +829,7 @@ nonisolated extension Plantguide_Gateway_V1_DeletePlantRequest: SwiftProtobuf.Me
 
 nonisolated extension Plantguide_Gateway_V1_DeletePlantResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeletePlantResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deleted\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deleted\0\u{3}tasks_deleted\0\u{3}photos_removed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -450,6 +838,8 @@ nonisolated extension Plantguide_Gateway_V1_DeletePlantResponse: SwiftProtobuf.M
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.deleted) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.tasksDeleted) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.photosRemoved) }()
       default: break
       }
     }
@@ -459,37 +849,61 @@ nonisolated extension Plantguide_Gateway_V1_DeletePlantResponse: SwiftProtobuf.M
     if self.deleted != false {
       try visitor.visitSingularBoolField(value: self.deleted, fieldNumber: 1)
     }
+    if self.tasksDeleted != 0 {
+      try visitor.visitSingularUInt32Field(value: self.tasksDeleted, fieldNumber: 2)
+    }
+    if self.photosRemoved != 0 {
+      try visitor.visitSingularUInt32Field(value: self.photosRemoved, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_DeletePlantResponse, rhs: Plantguide_Gateway_V1_DeletePlantResponse) -> Bool {
     if lhs.deleted != rhs.deleted {return false}
+    if lhs.tasksDeleted != rhs.tasksDeleted {return false}
+    if lhs.photosRemoved != rhs.photosRemoved {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
-nonisolated extension Plantguide_Gateway_V1_GetTodayRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".GetTodayRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+nonisolated extension Plantguide_Gateway_V1_ListTasksRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListTasksRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}view\0\u{3}plant_id\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    // Load everything into unknown fields
-    while try decoder.nextFieldNumber() != nil {}
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.view) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.plantID) }()
+      default: break
+      }
+    }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.view != .unspecified {
+      try visitor.visitSingularEnumField(value: self.view, fieldNumber: 1)
+    }
+    if !self.plantID.isEmpty {
+      try visitor.visitSingularStringField(value: self.plantID, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Plantguide_Gateway_V1_GetTodayRequest, rhs: Plantguide_Gateway_V1_GetTodayRequest) -> Bool {
+  public static func ==(lhs: Plantguide_Gateway_V1_ListTasksRequest, rhs: Plantguide_Gateway_V1_ListTasksRequest) -> Bool {
+    if lhs.view != rhs.view {return false}
+    if lhs.plantID != rhs.plantID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
-nonisolated extension Plantguide_Gateway_V1_GetTodayResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".GetTodayResponse"
+nonisolated extension Plantguide_Gateway_V1_ListTasksResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListTasksResponse"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}tasks\0\u{3}plant_names\0\u{1}badge\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
@@ -523,10 +937,183 @@ nonisolated extension Plantguide_Gateway_V1_GetTodayResponse: SwiftProtobuf.Mess
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Plantguide_Gateway_V1_GetTodayResponse, rhs: Plantguide_Gateway_V1_GetTodayResponse) -> Bool {
+  public static func ==(lhs: Plantguide_Gateway_V1_ListTasksResponse, rhs: Plantguide_Gateway_V1_ListTasksResponse) -> Bool {
     if lhs.tasks != rhs.tasks {return false}
     if lhs.plantNames != rhs.plantNames {return false}
     if lhs._badge != rhs._badge {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_CompleteTasksRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CompleteTasksRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}task_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.taskIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.taskIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.taskIds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_CompleteTasksRequest, rhs: Plantguide_Gateway_V1_CompleteTasksRequest) -> Bool {
+    if lhs.taskIds != rhs.taskIds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_CompleteTasksResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CompleteTasksResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}completed\0\u{1}planned\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.completed) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.planned) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.completed.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.completed, fieldNumber: 1)
+    }
+    if !self.planned.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.planned, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_CompleteTasksResponse, rhs: Plantguide_Gateway_V1_CompleteTasksResponse) -> Bool {
+    if lhs.completed != rhs.completed {return false}
+    if lhs.planned != rhs.planned {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_GetStatusRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetStatusRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_GetStatusRequest, rhs: Plantguide_Gateway_V1_GetStatusRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_GetStatusResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetStatusResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}services\0\u{1}identification\0\u{3}care_data\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.services) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._careData) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.services.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.services, fieldNumber: 1)
+    }
+    try { if let v = self._identification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._careData {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_GetStatusResponse, rhs: Plantguide_Gateway_V1_GetStatusResponse) -> Bool {
+    if lhs.services != rhs.services {return false}
+    if lhs._identification != rhs._identification {return false}
+    if lhs._careData != rhs._careData {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_ServiceStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ServiceStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}target\0\u{1}serving\0\u{1}error\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.target) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.serving) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.error) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.target.isEmpty {
+      try visitor.visitSingularStringField(value: self.target, fieldNumber: 2)
+    }
+    if self.serving != false {
+      try visitor.visitSingularBoolField(value: self.serving, fieldNumber: 3)
+    }
+    if !self.error.isEmpty {
+      try visitor.visitSingularStringField(value: self.error, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_ServiceStatus, rhs: Plantguide_Gateway_V1_ServiceStatus) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.target != rhs.target {return false}
+    if lhs.serving != rhs.serving {return false}
+    if lhs.error != rhs.error {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

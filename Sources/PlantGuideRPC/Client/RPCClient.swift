@@ -101,6 +101,7 @@ public final class RPCClient: Sendable {
         guard bytes.count <= configuration.maxMessageSize else {
             throw RPCError(.resourceExhausted,
                 "request of \(bytes.count) bytes exceeds the client's limit of \(configuration.maxMessageSize) bytes")
+                .reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "message"])
         }
         let retryable = isIdempotent || options.metadata[RPCCallOptions.idempotencyKey] != nil
         var backoff = RetryBackoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff)

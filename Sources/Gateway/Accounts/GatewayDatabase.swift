@@ -1,0 +1,47 @@
+import GRDB
+import PlantGuideStorage
+
+/// The gateway's own SQLite database (WAL): accounts and tokens, and the cross-service work still to finish
+/// (deletions and care lookups that a service being down interrupted).
+public enum GatewayDatabase {
+    public static func open(path: String) throws -> DatabasePool {
+        try ServiceDatabase.open(path: path, migrator: migrator)
+    }
+
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: accounts and pending work") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL
+                );
+                CREATE TABLE token (
+                    id TEXT PRIMARY KEY,
+                    userID TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    hash BLOB NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL,
+                    revokedAt REAL
+                );
+                CREATE TABLE pendingDeletion (
+                    userID TEXT NOT NULL,
+                    plantID TEXT NOT NULL,
+                    since REAL NOT NULL,
+                    PRIMARY KEY (userID, plantID)
+                );
+                CREATE TABLE pendingCare (
+                    userID TEXT NOT NULL,
+                    plantID TEXT NOT NULL,
+                    scientificName TEXT NOT NULL,
+                    plantName TEXT NOT NULL,
+                    includeRepotting INTEGER NOT NULL,
+                    includePruning INTEGER NOT NULL,
+                    since REAL NOT NULL,
+                    PRIMARY KEY (userID, plantID)
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// The gateway's clients of the four services, and how it calls them for a user: the user's id and the trace id
+/// in the metadata, the caller's remaining deadline, and a service that does not answer named in the error.
+public final class Downstream: Sendable {
+    public let identification: RPCClient
+    public let caredata: RPCClient
+    public let collection: RPCClient
+    public let scheduling: RPCClient
+
+    public init(configuration: GatewayConfiguration) throws {
+        identification = try RPCClient(target: configuration.identification)
+        caredata = try RPCClient(target: configuration.caredata)
+        collection = try RPCClient(target: configuration.collection)
+        scheduling = try RPCClient(target: configuration.scheduling)
+    }
+
+    public func close() {
+        for client in [identification, caredata, collection, scheduling] { client.close() }
+    }
+
+    /// The services by the names the status and errors use.
+    var named: [(name: String, client: RPCClient)] {
+        [("identification", identification), ("caredata", caredata), ("collection", collection), ("scheduling", scheduling)]
+    }
+
+    /// Calls `method` on `client` as `user` within `budget`.
+    /// - Throws: the service's ``RPCError``; UNAVAILABLE and DEADLINE_EXCEEDED carry an ErrorInfo naming the
+    ///   service (metadata "service").
+    func call<Request, Response>(
+        _ client: RPCClient, _ method: RPCMethod<Request, Response>, _ request: Request, as user: Caller
+    ) async throws -> Response {
+        let remaining = max(.milliseconds(1), ContinuousClock.now.duration(to: user.deadline))
+        var metadata = [RPCServerContext.userIDKey: user.id]
+        if let trace = user.traceID { metadata[RPCServerContext.traceIDKey] = trace }
+        do {
+            return try await client.call(method, request, options: .init(timeout: remaining, metadata: metadata))
+        } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
+            let service = named.first { $0.client === client }?.name ?? "a service"
+            var named = error
+            named.message = "\(service): \(error.message)"
+            if named.details.info == nil {
+                named = named.reason(RPCErrorReason.upstreamUnavailable, domain: GatewayErrorReason.domain, metadata: ["service": service])
+            } else {
+                named.details.info?.metadata["service"] = service
+            }
+            if named.code == .unavailable && named.details.retryDelay == nil { named = named.retry(after: .seconds(1)) }
+            throw named
+        }
+    }
+}
+
+/// Who a gateway call is for, and until when.
+struct Caller: Sendable {
+    var id: String
+    var deadline: ContinuousClock.Instant
+    var traceID: String?
+}
+
+/// The gateway's ErrorInfo domain.
+public enum GatewayErrorReason {
+    public static let domain = "plantguide-gateway"
+}

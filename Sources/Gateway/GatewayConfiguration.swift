@@ -1,0 +1,18 @@
+import Foundation
+
+/// Configuration of plantguide-gateway: its data folder and where the services are (RPC targets: an endpoint, a
+/// comma-separated list, or dns:///name:port).
+public struct GatewayConfiguration: Sendable {
+    /// Folder holding the gateway's SQLite database (accounts, pending work).
+    public var dataDirectory: URL
+    public var identification = "tcp://127.0.0.1:7001"
+    public var caredata = "tcp://127.0.0.1:7002"
+    public var collection = "tcp://127.0.0.1:7003"
+    public var scheduling = "tcp://127.0.0.1:7004"
+    /// How often interrupted deletions and care lookups are retried. Default 2 s.
+    public var retryInterval: Duration = .seconds(2)
+
+    public init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+/// Cross-service work a service being down interrupted, kept in the gateway's database until it is done: a
+/// deletion whose halves are not both finished, and a saved plant still waiting for its care info and schedule.
+/// ``PendingWorkSweeper`` finishes both; entries survive a gateway restart.
+struct PendingWork: Sendable {
+    struct Deletion: Sendable, Equatable {
+        var userID: String
+        var plantID: String
+    }
+
+    struct CareLookup: Sendable, Equatable {
+        var userID: String
+        var plantID: String
+        var scientificName: String
+        var plantName: String
+        var includeRepotting: Bool
+        var includePruning: Bool
+    }
+
+    let writer: any DatabaseWriter
+
+    /// Records a deletion before it starts; a care lookup still pending for the plant is dropped with it.
+    func beginDeletion(_ deletion: Deletion) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM pendingCare WHERE userID = ? AND plantID = ?", arguments: [deletion.userID, deletion.plantID])
+            try db.execute(sql: "INSERT OR IGNORE INTO pendingDeletion VALUES (?, ?, ?)",
+                           arguments: [deletion.userID, deletion.plantID, Date().timeIntervalSince1970])
+        }
+    }
+
+    func finishDeletion(_ deletion: Deletion) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM pendingDeletion WHERE userID = ? AND plantID = ?", arguments: [deletion.userID, deletion.plantID])
+        }
+    }
+
+    func deletions(limit: Int = 100) async throws -> [Deletion] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT userID, plantID FROM pendingDeletion ORDER BY since LIMIT ?", arguments: [limit])
+                .map { Deletion(userID: $0["userID"], plantID: $0["plantID"]) }
+        }
+    }
+
+    func addCareLookup(_ lookup: CareLookup) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO pendingCare VALUES (?, ?, ?, ?, ?, ?, ?)", arguments: [
+                lookup.userID, lookup.plantID, lookup.scientificName, lookup.plantName, lookup.includeRepotting,
+                lookup.includePruning, Date().timeIntervalSince1970,
+            ])
+        }
+    }
+
+    /// Removes a finished lookup; false when it was gone already (the plant was deleted meanwhile).
+    func finishCareLookup(userID: String, plantID: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM pendingCare WHERE userID = ? AND plantID = ?", arguments: [userID, plantID])
+            return db.changesCount > 0
+        }
+    }
+
+    func careLookups(limit: Int = 100) async throws -> [CareLookup] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM pendingCare ORDER BY since LIMIT ?", arguments: [limit]).map {
+                CareLookup(userID: $0["userID"], plantID: $0["plantID"], scientificName: $0["scientificName"], plantName: $0["plantName"],
+                           includeRepotting: $0["includeRepotting"], includePruning: $0["includePruning"])
+            }
+        }
+    }
+
+    func isCarePending(userID: String, plantID: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM pendingCare WHERE userID = ? AND plantID = ?", arguments: [userID, plantID]) ?? false
+        }
+    }
+}

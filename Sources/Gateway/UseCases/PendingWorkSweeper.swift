@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// Finishes the work services being down interrupted: deletions whose halves are not both done, and saved plants
+/// still waiting for care info and a schedule. Runs at start (so a crash of the gateway between the halves of a
+/// delete leaves no orphan once it runs again) and then every interval.
+public struct PendingWorkSweeper: Sendable {
+    typealias Collection = Plantguide_Collection_V1_CollectionService
+    typealias CareData = Plantguide_Caredata_V1_CareDataService
+
+    let services: Downstream
+    let pending: PendingWork
+    let logger: Logger
+
+    /// One pass over everything pending. Returns how many entries were finished.
+    @discardableResult
+    public func sweepOnce() async -> Int {
+        var finished = 0
+        for deletion in (try? await pending.deletions()) ?? [] {
+            let caller = Caller(id: deletion.userID, deadline: .now + .seconds(10), traceID: nil)
+            do {
+                _ = try await PlantUseCases.finish(deletion, services: services, as: caller)
+                try await pending.finishDeletion(deletion)
+                finished += 1
+            } catch {
+                logger.debug("a pending deletion waits", metadata: ["plant": "\(deletion.plantID)", "error": "\(error)"])
+            }
+        }
+        for lookup in (try? await pending.careLookups()) ?? [] {
+            let caller = Caller(id: lookup.userID, deadline: .now + .seconds(10), traceID: nil)
+            do {
+                let care = try await services.call(services.caredata, CareData.getCareInfo, .with {
+                    $0.scientificName = lookup.scientificName
+                    $0.allowGeneric = true
+                }, as: caller).careInfo
+                _ = try await PlantUseCases.schedule(lookup, care: care, services: services, as: caller)
+                // Deleted meanwhile: the deletion dropped the lookup, so take back the schedule just made.
+                if try await !pending.finishCareLookup(userID: lookup.userID, plantID: lookup.plantID) {
+                    _ = try await PlantUseCases.finish(.init(userID: lookup.userID, plantID: lookup.plantID), services: services, as: caller)
+                }
+                finished += 1
+            } catch let error as RPCError where error.code == .notFound || error.code == .invalidArgument {
+                // The species cannot be looked up as it is: nothing will change by waiting.
+                logger.warning("a pending care lookup cannot finish", metadata: ["plant": "\(lookup.plantID)", "error": "\(error)"])
+                _ = try? await pending.finishCareLookup(userID: lookup.userID, plantID: lookup.plantID)
+            } catch {
+                logger.debug("a pending care lookup waits", metadata: ["plant": "\(lookup.plantID)", "error": "\(error)"])
+            }
+        }
+        return finished
+    }
+
+    /// Sweeps every `interval` until the task is cancelled.
+    public func run(every interval: Duration) async {
+        while !Task.isCancelled {
+            await sweepOnce()
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// The plant screens: save, detail, list, delete, each across the services.
+struct PlantUseCases: Sendable {
+    typealias Collection = Plantguide_Collection_V1_CollectionService
+    typealias Scheduling = Plantguide_Scheduling_V1_SchedulingService
+    typealias CareData = Plantguide_Caredata_V1_CareDataService
+
+    let services: Downstream
+    let pending: PendingWork
+
+    /// Care info (generic when nobody knows the species) → plant, photo, identification → schedule. The plant is
+    /// stored whatever happens after; care info or a schedule that cannot be had now becomes pending work.
+    func save(_ request: Plantguide_Gateway_V1_SavePlantRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_SavePlantResponse {
+        guard request.hasPlant, !request.plant.id.isEmpty else { throw RPCError.invalidArgument("plant.id", .required, "plant.id is required") }
+        guard !request.plant.scientificName.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw RPCError.invalidArgument("plant.scientific_name", .required, "plant.scientific_name is required")
+        }
+        if request.hasIdentification, request.identification.id.isEmpty {
+            throw RPCError.invalidArgument("identification.id", .required, "an identification needs the client's id")
+        }
+        var care: Plantguide_Caredata_V1_CareInfo?
+        do {
+            care = try await services.call(services.caredata, CareData.getCareInfo, .with {
+                $0.scientificName = request.plant.scientificName
+                $0.allowGeneric = true
+            }, as: caller).careInfo
+        } catch let error as RPCError where error.code == .invalidArgument {
+            throw RPCError.invalidArgument("plant.scientific_name", .invalidFormat, error.message)
+        } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
+            care = nil
+        }
+
+        let added = try await services.call(services.collection, Collection.addPlant, .with { $0.plant = request.plant }, as: caller)
+        var response = Plantguide_Gateway_V1_SavePlantResponse()
+        response.created = added.created
+        if !request.photo.isEmpty {
+            _ = try await services.call(services.collection, Collection.putPhoto, .with {
+                $0.plantID = request.plant.id
+                $0.kind = .captured
+                $0.data = request.photo
+            }, as: caller)
+        }
+        if request.hasIdentification {
+            var record = request.identification
+            record.plantID = request.plant.id
+            _ = try await services.call(services.collection, Collection.addIdentification, .with { $0.identification = record }, as: caller)
+        }
+        response.plant = try await services.call(services.collection, Collection.getPlant, .with { $0.id = request.plant.id }, as: caller).plant
+
+        let lookup = PendingWork.CareLookup(
+            userID: caller.id, plantID: request.plant.id, scientificName: request.plant.scientificName,
+            plantName: Self.displayName(response.plant), includeRepotting: request.includeRepotting, includePruning: request.includePruning)
+        guard let care else {
+            try await pending.addCareLookup(lookup)
+            response.carePending = true
+            return response
+        }
+        response.careInfo = care
+        do {
+            response.tasks = try await Self.schedule(lookup, care: care, services: services, as: caller)
+        } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
+            try await pending.addCareLookup(lookup)
+            response.carePending = true
+        }
+        return response
+    }
+
+    /// Puts the plant's schedule and returns its planned tasks.
+    static func schedule(_ lookup: PendingWork.CareLookup, care: Plantguide_Caredata_V1_CareInfo, services: Downstream,
+                         as caller: Caller) async throws -> [Plantguide_Scheduling_V1_CareTask] {
+        try await services.call(services.scheduling, Scheduling.putSchedule, .with {
+            $0.schedule = .with {
+                $0.plantID = lookup.plantID
+                $0.plantName = lookup.plantName
+                $0.careInfo = care
+                $0.includeRepotting = lookup.includeRepotting
+                $0.includePruning = lookup.includePruning
+            }
+        }, as: caller).tasks
+    }
+
+    /// The plant, its schedule's care info and its open tasks, asked of the services at once. Only the collection
+    /// is needed: the other parts are left out, and named, when their service does not answer.
+    func details(_ plantID: String, as caller: Caller) async throws -> Plantguide_Gateway_V1_GetPlantDetailsResponse {
+        guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
+        async let plant = services.call(services.collection, Collection.getPlant, .with { $0.id = plantID }, as: caller)
+        async let schedule = partial { try await services.call(services.scheduling, Scheduling.getSchedule, .with { $0.plantID = plantID }, as: caller) }
+        async let tasks = partial {
+            try await services.call(services.scheduling, Scheduling.listTasks, .with {
+                $0.plantID = plantID
+                $0.view = .open
+            }, as: caller)
+        }
+        var response = Plantguide_Gateway_V1_GetPlantDetailsResponse()
+        response.plant = try await plant.plant
+        switch await schedule {
+        case .answered(let found): response.careInfo = found.schedule.careInfo
+        case .absent: break
+        case .unavailable: response.unavailable.append("scheduling")
+        }
+        switch await tasks {
+        case .answered(let found): response.upcomingTasks = found.tasks
+        case .absent: break
+        case .unavailable: if !response.unavailable.contains("scheduling") { response.unavailable.append("scheduling") }
+        }
+        if !response.hasCareInfo && !response.unavailable.contains("scheduling") {
+            // No schedule yet (care pending): ask care data directly.
+            let name = response.plant.scientificName
+            switch await partial({ try await services.call(services.caredata, CareData.getCareInfo, .with {
+                $0.scientificName = name
+                $0.allowGeneric = true
+            }, as: caller) }) {
+            case .answered(let found): response.careInfo = found.careInfo
+            case .absent: break
+            case .unavailable: response.unavailable.append("caredata")
+            }
+        }
+        return response
+    }
+
+    func list(_ request: Plantguide_Gateway_V1_ListPlantsRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_ListPlantsResponse {
+        let page = try await services.call(services.collection, Collection.listPlants, request.filter, as: caller)
+        return .with { $0.page = page }
+    }
+
+    /// Schedules first, then the plant; recorded as pending before either, so that an interruption anywhere is
+    /// finished by the sweeper and never leaves tasks of a deleted plant.
+    func delete(_ plantID: String, as caller: Caller) async throws -> Plantguide_Gateway_V1_DeletePlantResponse {
+        guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
+        let deletion = PendingWork.Deletion(userID: caller.id, plantID: plantID)
+        try await pending.beginDeletion(deletion)
+        let response = try await Self.finish(deletion, services: services, as: caller)
+        try await pending.finishDeletion(deletion)
+        return response
+    }
+
+    static func finish(_ deletion: PendingWork.Deletion, services: Downstream, as caller: Caller) async throws
+        -> Plantguide_Gateway_V1_DeletePlantResponse
+    {
+        let unscheduled = try await services.call(services.scheduling, Scheduling.deletePlantSchedules, .with { $0.plantID = deletion.plantID },
+                                                  as: caller)
+        let removed = try await services.call(services.collection, Collection.deletePlant, .with { $0.id = deletion.plantID }, as: caller)
+        return .with {
+            $0.deleted = removed.deleted
+            $0.tasksDeleted = unscheduled.tasksDeleted
+            $0.photosRemoved = removed.photosRemoved
+        }
+    }
+
+    /// What reminders and task lists call the plant: its custom name, else its first common name, else its
+    /// scientific name.
+    static func displayName(_ plant: Plantguide_Collection_V1_Plant) -> String {
+        if !plant.customName.isEmpty { return plant.customName }
+        return plant.commonNames.first ?? plant.scientificName
+    }
+}
+
+/// A part of a composed answer: there, not there (NOT_FOUND), or its service did not answer.
+enum OptionalPart<Value: Sendable>: Sendable {
+    case answered(Value)
+    case absent
+    case unavailable
+}
+
+/// Runs a call whose failure leaves out a part of the answer instead of failing it.
+func partial<Value: Sendable>(_ call: @Sendable () async throws -> Value) async -> OptionalPart<Value> {
+    do {
+        return .answered(try await call())
+    } catch let error as RPCError where error.code == .notFound {
+        return .absent
+    } catch {
+        return .unavailable
+    }
+}

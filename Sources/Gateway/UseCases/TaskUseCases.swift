@@ -1,0 +1,53 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// The task screens: today, upcoming and overdue across the plants, and completing tasks.
+struct TaskUseCases: Sendable {
+    typealias Scheduling = Plantguide_Scheduling_V1_SchedulingService
+
+    let services: Downstream
+
+    /// The view's tasks, the badge and the plants' names, asked of scheduling at once.
+    func list(_ request: Plantguide_Gateway_V1_ListTasksRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_ListTasksResponse {
+        async let tasks = services.call(services.scheduling, Scheduling.listTasks, .with {
+            $0.view = request.view
+            $0.plantID = request.plantID
+        }, as: caller)
+        async let badge = services.call(services.scheduling, Scheduling.getBadgeCount, .init(), as: caller)
+        async let names = plantNames(as: caller)
+        let listed = try await tasks
+        let known = try await names
+        var response = Plantguide_Gateway_V1_ListTasksResponse()
+        response.tasks = listed.tasks
+        response.badge = try await badge
+        for task in listed.tasks { response.plantNames[task.plantID] = known[task.plantID] ?? task.plantID }
+        return response
+    }
+
+    func complete(_ request: Plantguide_Gateway_V1_CompleteTasksRequest, as caller: Caller) async throws
+        -> Plantguide_Gateway_V1_CompleteTasksResponse
+    {
+        guard !request.taskIds.isEmpty else { throw RPCError.invalidArgument("task_ids", .required, "task_ids is empty") }
+        let done = try await services.call(services.scheduling, Scheduling.completeTasks, .with { $0.taskIds = request.taskIds }, as: caller)
+        return .with {
+            $0.completed = done.completed
+            $0.planned = done.planned
+        }
+    }
+
+    /// Plant id -> the name its schedule carries (kept current by the gateway's saves and renames).
+    private func plantNames(as caller: Caller) async throws -> [String: String] {
+        var names: [String: String] = [:]
+        var token = ""
+        repeat {
+            let page = try await services.call(services.scheduling, Scheduling.listSchedules, .with {
+                $0.pageSize = 500
+                $0.pageToken = token
+            }, as: caller)
+            for schedule in page.schedules { names[schedule.plantID] = schedule.plantName }
+            token = page.nextPageToken
+        } while !token.isEmpty
+        return names
+    }
+}

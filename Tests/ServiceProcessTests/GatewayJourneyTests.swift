@@ -1,0 +1,230 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Testing
+
+/// The gateway over the four services, all five as real processes on loopback, called over RPC as an app's
+/// backend would: accounts, the save-find-complete-delete journey, other users, and services going down.
+@Suite("Gateway journeys", .serialized, .cleansUp)
+struct GatewayJourneyTests {
+    typealias Gateway = Plantguide_Gateway_V1_GatewayService
+
+    /// The stack: four services, the gateway, a fake Pl@ntNet, and the gateway's data folder (for the CLI).
+    final class Stack: Sendable {
+        let services: [String: ServiceProcess]
+        let gateway: ServiceProcess
+        let plantnet: FakeHTTPServer
+        let client: RPCClient
+
+        init() async throws {
+            let answer = try Fixtures.plantnet("identify-hibiscus")
+            plantnet = try FakeHTTPServer { _ in .json(answer) }
+            var services: [String: ServiceProcess] = [:]
+            for name in ["identification", "caredata", "collection", "scheduling"] {
+                services[name] = try await ServiceProcess(
+                    "plantguide-\(name)", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
+                    environment: [
+                        "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
+                        "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())",
+                    ])
+            }
+            self.services = services
+            gatewayEnvironment = [
+                "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
+                "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
+                "PLANTGUIDE_RETRY_INTERVAL_MS": "200",
+            ]
+            gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
+            client = try RPCClient(target: gateway.endpoint)
+        }
+
+        private let gatewayEnvironment: [String: String]
+
+        /// Starts the gateway again, after a kill, on its endpoint and data.
+        func restartGateway() async throws -> ServiceProcess {
+            try await ServiceProcess("plantguide-gateway", endpoint: gateway.endpoint, dataDirectory: gateway.dataDirectory,
+                                     environment: gatewayEnvironment)
+        }
+
+        /// Runs `plantguide-gateway` with `arguments` on the gateway's data folder.
+        func gatewayCommand(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+            try await ChildProcess.run(BuildProducts.url(of: "plantguide-gateway"), arguments + ["--data", gateway.dataDirectory.path],
+                                       mergingStandardError: true)
+        }
+
+        /// A new user's token.
+        func token(for name: String) async throws -> String {
+            let outcome = try await gatewayCommand(["users", "add", name, "--token-only"])
+            #expect(outcome.status == 0, "\(outcome.output)")
+            return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func call<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request, token: String?,
+                                     extra: [String: String] = [:]) async throws -> Response {
+            var metadata = extra
+            if let token { metadata["authorization"] = "Bearer \(token)" }
+            return try await client.call(method, request, options: .init(timeout: .seconds(20), metadata: metadata))
+        }
+
+        /// Restarts a killed service on its endpoint and data.
+        func restart(_ name: String) async throws -> ServiceProcess {
+            let old = services[name]!
+            return try await ServiceProcess("plantguide-\(name)", endpoint: old.endpoint, dataDirectory: old.dataDirectory,
+                                            environment: ["PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"])
+        }
+
+        func stop() async {
+            client.close()
+            plantnet.stop()
+            await gateway.terminate()
+            for service in services.values { await service.terminate() }
+        }
+    }
+
+    private static func plant(_ id: String, _ name: String = "Hibiscus rosa-sinensis") -> Plantguide_Collection_V1_Plant {
+        .with {
+            $0.id = id
+            $0.scientificName = name
+            $0.customName = "Rosie"
+            $0.commonNames = ["Chinese hibiscus"]
+        }
+    }
+
+    @Test("a new user identifies a photo, saves the plant, finds it, sees care and tasks, completes one, deletes it")
+    func journey() async throws {
+        let stack = try await Stack()
+        let token = try await stack.token(for: "ana")
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
+
+        let identified = try await stack.call(Gateway.identifyPlant, .with { $0.images = [.with { $0.data = photo; $0.organ = .leaf }] }, token: token)
+        let best = try #require(identified.identification.candidates.first)
+        #expect(best.scientificName == "Hibiscus rosa-sinensis" && identified.hasCareInfo)
+
+        let save = Plantguide_Gateway_V1_SavePlantRequest.with {
+            $0.plant = Self.plant("p1", best.scientificName)
+            $0.photo = photo
+            $0.identification = .with {
+                $0.id = "i1"
+                $0.confidence = best.score
+                $0.source = .plantnet
+            }
+        }
+        let saved = try await stack.call(Gateway.savePlant, save, token: token)
+        let again = try await stack.call(Gateway.savePlant, save, token: token)
+        #expect(saved.created && !again.created && !saved.carePending)
+        #expect(saved.plant.photos.count == 1 && saved.hasCareInfo && !saved.tasks.isEmpty)
+
+        let listed = try await stack.call(Gateway.listPlants, .with { $0.filter.query = "rosie" }, token: token)
+        #expect(listed.page.plants.map(\.id) == ["p1"] && listed.page.totalMatching == 1)
+        let details = try await stack.call(Gateway.getPlantDetails, .with { $0.plantID = "p1" }, token: token)
+        #expect(details.plant.customName == "Rosie" && details.hasCareInfo && !details.upcomingTasks.isEmpty && details.unavailable.isEmpty)
+
+        let open = try await stack.call(Gateway.listTasks, .init(), token: token)
+        let today = Date().formatted(.iso8601.year().month().day())
+        #expect(!open.tasks.isEmpty && open.plantNames["p1"] == "Rosie")
+        #expect(open.badge.total == UInt32(open.tasks.filter { $0.dueDate <= today }.count), "the badge counts what is due by today (UTC)")
+        let first = try #require(open.tasks.first)
+        let completed = try await stack.call(Gateway.completeTasks, .with { $0.taskIds = [first.id] }, token: token)
+        #expect(completed.completed.map(\.id) == [first.id])
+
+        let deleted = try await stack.call(Gateway.deletePlant, .with { $0.plantID = "p1" }, token: token)
+        #expect(deleted.deleted && deleted.tasksDeleted > 0 && deleted.photosRemoved == 1)
+        let left = try await stack.call(Gateway.listTasks, .with { $0.plantID = "p1" }, token: token)
+        let plants = try await stack.call(Gateway.listPlants, .init(), token: token)
+        #expect(left.tasks.isEmpty && plants.page.plants.isEmpty)
+        let status = try await stack.call(Gateway.getStatus, .init(), token: token)
+        #expect(status.services.map(\.name) == ["caredata", "collection", "identification", "scheduling"] && status.services.allSatisfy(\.serving))
+        #expect(status.identification.plantnetConfigured && status.careData.catalogSpecies > 0)
+        await stack.stop()
+    }
+
+    @Test("no token, an unknown or revoked token, a forged user id, and another user's plant are refused or invisible")
+    func security() async throws {
+        let stack = try await Stack()
+        let ana = try await stack.token(for: "ana")
+        let bob = try await stack.token(for: "bob")
+        _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p1") }, token: ana)
+
+        let none = await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.listPlants, .init(), token: nil) }
+        let unknown = await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.listPlants, .init(), token: "pg_0_nope") }
+        #expect(none?.code == .unauthenticated && unknown?.code == .unauthenticated)
+
+        // Bob sees nothing of Ana's, even naming her plant and forging the user id the services trust.
+        let bobsView = try await stack.call(Gateway.listPlants, .init(), token: bob, extra: ["plantguide-user-id": "ana"])
+        let stolen = await #expect(throws: RPCError.self) {
+            _ = try await stack.call(Gateway.getPlantDetails, .with { $0.plantID = "p1" }, token: bob)
+        }
+        let bobDeletes = try await stack.call(Gateway.deletePlant, .with { $0.plantID = "p1" }, token: bob)
+        #expect(bobsView.page.plants.isEmpty && stolen?.code == .notFound && !bobDeletes.deleted)
+        let anasTasks = try await stack.call(Gateway.listTasks, .init(), token: ana)
+        #expect(!anasTasks.tasks.isEmpty, "Bob's delete touched nothing of Ana's")
+        let someoneElsesTask = await #expect(throws: RPCError.self) {
+            _ = try await stack.call(Gateway.completeTasks, .with { $0.taskIds = [anasTasks.tasks[0].id] }, token: bob)
+        }
+        #expect(someoneElsesTask?.code == .notFound)
+
+        let tokenID = ana.split(separator: "_")[1]
+        let revoked = try await stack.gatewayCommand(["tokens", "revoke", String(tokenID)])
+        #expect(revoked.status == 0)
+        let afterRevoke = await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.listPlants, .init(), token: ana) }
+        #expect(afterRevoke?.code == .unauthenticated)
+        let users = try await stack.gatewayCommand(["users", "list"])
+        #expect(users.output.contains("ana") && users.output.contains("0 active tokens") && users.output.contains("1 active token\t"))
+        await stack.stop()
+    }
+
+    @Test("care data down: the plant is saved with care pending and gets its schedule once care data is back")
+    func careDataDown() async throws {
+        let stack = try await Stack()
+        let token = try await stack.token(for: "ana")
+        await stack.services["caredata"]!.kill()
+
+        let saved = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p2", "Monstera deliciosa") }, token: token)
+        #expect(saved.created && saved.carePending && saved.tasks.isEmpty)
+
+        let caredata = try await stack.restart("caredata")
+        var tasks: [Plantguide_Scheduling_V1_CareTask] = []
+        for _ in 0..<100 where tasks.isEmpty {
+            tasks = try await stack.call(Gateway.listTasks, .with { $0.plantID = "p2" }, token: token).tasks
+            if tasks.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let details = try await stack.call(Gateway.getPlantDetails, .with { $0.plantID = "p2" }, token: token)
+        #expect(details.hasCareInfo && details.careInfo.scientificName == "Monstera deliciosa")
+        #expect(!tasks.isEmpty, "the sweeper planned the schedule once care data answered")
+        await caredata.terminate()
+        await stack.stop()
+    }
+
+    @Test("scheduling down during a delete: UNAVAILABLE at once; the gateway is killed -9 too; the deletion finishes once both are back")
+    func deleteWhileSchedulingDown() async throws {
+        let stack = try await Stack()
+        let token = try await stack.token(for: "ana")
+        _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p3") }, token: token)
+        await stack.services["scheduling"]!.kill()
+
+        let error = await #expect(throws: RPCError.self) {
+            _ = try await stack.call(Gateway.deletePlant, .with { $0.plantID = "p3" }, token: token)
+        }
+        #expect(error?.code == .unavailable && error?.details.info?.metadata["service"] == "scheduling")
+
+        await stack.gateway.kill()
+        let scheduling = try await stack.restart("scheduling")
+        let gateway = try await stack.restartGateway()
+        var remaining = 1
+        for _ in 0..<100 where remaining > 0 {
+            do {
+                let tasks = try await stack.call(Gateway.listTasks, .with { $0.plantID = "p3" }, token: token).tasks
+                let plants = try await stack.call(Gateway.listPlants, .init(), token: token).page.plants
+                remaining = tasks.count + plants.count
+            } catch let error as RPCError where error.code == .unavailable {
+                remaining = 1  // the gateway's connection to the restarted service is coming back
+            }
+            if remaining > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(remaining == 0, "no orphan tasks and no plant once the pending deletion finished")
+        await gateway.terminate()
+        await scheduling.terminate()
+        await stack.stop()
+    }
+}
