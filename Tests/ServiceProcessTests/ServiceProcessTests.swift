@@ -237,6 +237,13 @@ struct ServiceProcessTests {
             #expect(output.contains("serve") && output.contains("check-onnx-test"))
             let (serveStatus, serve) = try await run(executable, ["serve", "--help"])
             #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_BIND") && serve.contains("--max-batch"))
+        } else if executable == "plantguide-gateway" {
+            // Serving is the default subcommand; users and tokens manage the accounts.
+            #expect(output.contains("serve") && output.contains("users") && output.contains("tokens"))
+            let (serveStatus, serve) = try await run(executable, ["serve", "--help"])
+            #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_COLLECTION"))
+            let (addStatus, add) = try await run(executable, ["users", "add", "--help"])
+            #expect(addStatus == 0 && add.contains("--token-only") && add.contains("--data"))
         } else if executable != "plantguide" {
             #expect(output.contains("--bind") && output.contains("PLANTGUIDE_BIND"))
         }
