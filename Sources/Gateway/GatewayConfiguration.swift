@@ -11,6 +11,8 @@ public struct GatewayConfiguration: Sendable {
     public var scheduling = "tcp://127.0.0.1:7004"
     /// How often interrupted deletions and care lookups are retried. Default 2 s.
     public var retryInterval: Duration = .seconds(2)
+    /// Calls a second each token may make (bursts of twice that); 0 for no limit. Default 50.
+    public var callsPerSecond = 50
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory

@@ -10,6 +10,7 @@ public final class GatewayRPCService: RPCService {
     public let accounts: AccountStore
     public let services: Downstream
     let pending: PendingWork
+    private let limiter: CallerRateLimiter
     private let logger: Logger
 
     /// Opens the gateway's database in the data folder and connects to the services.
@@ -19,6 +20,7 @@ public final class GatewayRPCService: RPCService {
         accounts = AccountStore(writer: database)
         pending = PendingWork(writer: database)
         services = try Downstream(configuration: configuration)
+        limiter = CallerRateLimiter(perSecond: configuration.callsPerSecond)
         self.logger = logger
     }
 
@@ -30,13 +32,15 @@ public final class GatewayRPCService: RPCService {
         let plants = PlantUseCases(services: services, pending: pending)
         let tasks = TaskUseCases(services: services)
         let identifyAndStatus = IdentifyAndStatus(services: services)
+        let accountData = AccountDataUseCases(services: services, pending: pending)
         let accounts = self.accounts
+        let limiter = self.limiter
 
         func authenticated<Request, Response>(
             _ method: RPCMethod<Request, Response>, _ body: @escaping @Sendable (Request, Caller) async throws -> Response
         ) {
             router.register(method) { request, context in
-                try await body(request, try await Self.caller(context, accounts: accounts))
+                try await body(request, try await Self.caller(context, accounts: accounts, limiter: limiter))
             }
         }
         authenticated(Methods.identifyPlant) { try await identifyAndStatus.identify($0, as: $1) }
@@ -47,19 +51,27 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.listTasks) { try await tasks.list($0, as: $1) }
         authenticated(Methods.completeTasks) { try await tasks.complete($0, as: $1) }
         authenticated(Methods.getStatus) { await identifyAndStatus.status(as: $1) }
+        authenticated(Methods.getSettings) { try await accountData.settings(as: $1) }
+        authenticated(Methods.putSettings) { try await accountData.putSettings($0, as: $1) }
+        authenticated(Methods.exportCollection) { try await accountData.export(as: $1) }
+        authenticated(Methods.importCollection) { try await accountData.importArchive($0, as: $1) }
+        authenticated(Methods.deleteAllData) { try await accountData.deleteAll(as: $1) }
     }
 
-    /// The user of the call's bearer token. A "plantguide-user-id" the caller sent is never looked at.
-    /// - Throws: UNAUTHENTICATED for a missing, malformed, unknown or revoked token.
-    static func caller(_ context: RPCServerContext, accounts: AccountStore) async throws -> Caller {
+    /// The user of the call's bearer token, within the token's rate. A "plantguide-user-id" the caller sent is
+    /// never looked at.
+    /// - Throws: UNAUTHENTICATED for a missing, malformed, unknown or revoked token; RESOURCE_EXHAUSTED beyond
+    ///   the token's rate.
+    static func caller(_ context: RPCServerContext, accounts: AccountStore, limiter: CallerRateLimiter) async throws -> Caller {
         guard let header = context.metadata["authorization"] else {
             throw RPCError(.unauthenticated, "send \"authorization: Bearer <token>\"; plantguide-gateway users add NAME makes a token")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let userID = try await accounts.userID(forToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+              let owner = try await accounts.owner(ofToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
             throw RPCError(.unauthenticated, "the bearer token is unknown or revoked")
         }
-        return Caller(id: userID, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
+        try limiter.admit(tokenID: owner.tokenID)
+        return Caller(id: owner.userID, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
     }
 }

@@ -44,6 +44,10 @@ struct Serve: AsyncParsableCommand {
         "Milliseconds between retries of interrupted deletions and care lookups (env PLANTGUIDE_RETRY_INTERVAL_MS). Default: 2000.",
         valueName: "ms"))
     var retryIntervalMs: Int?
+    @Option(name: .long, help: ArgumentHelp(
+        "Calls a second each token may make, bursts of twice that; 0 for no limit (env PLANTGUIDE_RATE_LIMIT). Default: 50.",
+        valueName: "n"))
+    var rateLimit: Int?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -58,6 +62,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the retry interval must be 10 to 600000 ms, not '\(intervalText)'")
         }
         configuration.retryInterval = .milliseconds(interval)
+        let rateText = setting(rateLimit.map(String.init), "PLANTGUIDE_RATE_LIMIT", in: environment) ?? "50"
+        guard let rate = Int(rateText), (0...1_000_000).contains(rate) else {
+            throw ValidationError("the rate limit must be 0 to 1000000 calls a second, not '\(rateText)'")
+        }
+        configuration.callsPerSecond = rate
         try await runService(name: "plantguide-gateway", options: resolved, handlerExecution: .ioThread) { environment in
             let gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
             return ServiceSet(rpc: [gateway], background: [SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval)])

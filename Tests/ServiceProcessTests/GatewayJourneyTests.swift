@@ -17,7 +17,7 @@ struct GatewayJourneyTests {
         let plantnet: FakeHTTPServer
         let client: RPCClient
 
-        init() async throws {
+        init(gatewayExtra: [String: String] = [:]) async throws {
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
             var services: [String: ServiceProcess] = [:]
@@ -34,7 +34,7 @@ struct GatewayJourneyTests {
                 "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
                 "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
                 "PLANTGUIDE_RETRY_INTERVAL_MS": "200",
-            ]
+            ].merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
             client = try RPCClient(target: gateway.endpoint)
         }
@@ -91,7 +91,7 @@ struct GatewayJourneyTests {
         }
     }
 
-    @Test("a new user identifies a photo, saves the plant, finds it, sees care and tasks, completes one, deletes it")
+    @Test("a new user identifies, saves, finds, completes a task, sets a reminder time, exports, deletes, imports, erases all")
     func journey() async throws {
         let stack = try await Stack()
         let token = try await stack.token(for: "ana")
@@ -128,11 +128,31 @@ struct GatewayJourneyTests {
         let completed = try await stack.call(Gateway.completeTasks, .with { $0.taskIds = [first.id] }, token: token)
         #expect(completed.completed.map(\.id) == [first.id])
 
+        let settings = try await stack.call(Gateway.putSettings, .with {
+            $0.settings.notifyTime = "07:30"
+            $0.updateMask.paths = ["notify_time"]
+        }, token: token)
+        let reread = try await stack.call(Gateway.getSettings, .init(), token: token)
+        #expect(settings.settings.notifyTime == "07:30" && reread.settings.notifyTime == "07:30")
+
+        let export = try await stack.call(Gateway.exportCollection, .init(), token: token)
         let deleted = try await stack.call(Gateway.deletePlant, .with { $0.plantID = "p1" }, token: token)
         #expect(deleted.deleted && deleted.tasksDeleted > 0 && deleted.photosRemoved == 1)
         let left = try await stack.call(Gateway.listTasks, .with { $0.plantID = "p1" }, token: token)
         let plants = try await stack.call(Gateway.listPlants, .init(), token: token)
         #expect(left.tasks.isEmpty && plants.page.plants.isEmpty)
+
+        let imported = try await stack.call(Gateway.importCollection, .with { $0.archive = export.export.archive }, token: token)
+        #expect(imported.imported.plantsImported == 1 && imported.imported.photosImported == 1)
+        #expect(imported.schedulesPlanned == 1 && imported.schedulesPending == 0)
+        let back = try await stack.call(Gateway.getPlantDetails, .with { $0.plantID = "p1" }, token: token)
+        #expect(back.plant.customName == "Rosie" && back.plant.photos.count == 1 && !back.upcomingTasks.isEmpty)
+
+        let erased = try await stack.call(Gateway.deleteAllData, .init(), token: token)
+        #expect(erased.plantsDeleted == 1 && erased.photosRemoved == 1 && erased.tasksDeleted > 0)
+        let nothingLeft = try await stack.call(Gateway.listTasks, .init(), token: token)
+        let noPlants = try await stack.call(Gateway.listPlants, .init(), token: token)
+        #expect(nothingLeft.tasks.isEmpty && noPlants.page.plants.isEmpty && noPlants.page.totalMatching == 0)
         let status = try await stack.call(Gateway.getStatus, .init(), token: token)
         #expect(status.services.map(\.name) == ["caredata", "collection", "identification", "scheduling"] && status.services.allSatisfy(\.serving))
         #expect(status.identification.plantnetConfigured && status.careData.catalogSpecies > 0)
@@ -171,6 +191,33 @@ struct GatewayJourneyTests {
         #expect(afterRevoke?.code == .unauthenticated)
         let users = try await stack.gatewayCommand(["users", "list"])
         #expect(users.output.contains("ana") && users.output.contains("0 active tokens") && users.output.contains("1 active token\t"))
+        await stack.stop()
+    }
+
+    @Test("beyond its rate a token gets RESOURCE_EXHAUSTED, reason RATE_LIMITED, with the wait; other tokens are not slowed")
+    func rateLimit() async throws {
+        let stack = try await Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "5"])
+        let busy = try await stack.token(for: "busy")
+        let calm = try await stack.token(for: "calm")
+        let outcomes = await withTaskGroup(of: RPCError?.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    do {
+                        _ = try await stack.call(Gateway.listPlants, .init(), token: busy)
+                        return nil
+                    } catch {
+                        return error as? RPCError ?? RPCError(.unknown, "\(error)")
+                    }
+                }
+            }
+            return await group.reduce(into: [RPCError?]()) { $0.append($1) }
+        }
+        let limited = outcomes.compactMap { $0 }
+        #expect(outcomes.filter { $0 == nil }.count >= 10, "the burst of 10 is served")
+        #expect(!limited.isEmpty && limited.allSatisfy {
+            $0.code == .resourceExhausted && $0.reasonCode == "RATE_LIMITED" && ($0.details.retryDelay ?? .zero) > .zero
+        })
+        _ = try await stack.call(Gateway.listPlants, .init(), token: calm)
         await stack.stop()
     }
 

@@ -79,12 +79,13 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// The user a bearer token belongs to, or nil when it is unknown or revoked.
-    public func userID(forToken token: String) async throws -> String? {
+    /// The user a bearer token belongs to and the token's id, or nil when it is unknown or revoked.
+    public func owner(ofToken token: String) async throws -> (userID: String, tokenID: String)? {
         guard token.hasPrefix("pg_"), token.utf8.count <= 200 else { return nil }
         let hash = Self.sha256(token)
         return try await writer.read { db in
-            try String.fetchOne(db, sql: "SELECT userID FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
+            try Row.fetchOne(db, sql: "SELECT userID, id FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
+                .map { ($0["userID"], $0["id"]) }
         }
     }
 

@@ -60,18 +60,23 @@ struct PendingWork: Sendable {
         }
     }
 
-    func careLookups(limit: Int = 100) async throws -> [CareLookup] {
+    /// Pending lookups, oldest first; only `userID`'s when given.
+    func careLookups(of userID: String? = nil, limit: Int = 100) async throws -> [CareLookup] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM pendingCare ORDER BY since LIMIT ?", arguments: [limit]).map {
+            let sql = "SELECT * FROM pendingCare \(userID == nil ? "" : "WHERE userID = ? ")ORDER BY since LIMIT ?"
+            let arguments: StatementArguments = userID.map { [$0, limit] } ?? [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
                 CareLookup(userID: $0["userID"], plantID: $0["plantID"], scientificName: $0["scientificName"], plantName: $0["plantName"],
                            includeRepotting: $0["includeRepotting"], includePruning: $0["includePruning"])
             }
         }
     }
 
-    func isCarePending(userID: String, plantID: String) async throws -> Bool {
-        try await writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM pendingCare WHERE userID = ? AND plantID = ?", arguments: [userID, plantID]) ?? false
+    /// Drops every pending entry of a user whose data is all deleted.
+    func forget(userID: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM pendingCare WHERE userID = ?", arguments: [userID])
+            try db.execute(sql: "DELETE FROM pendingDeletion WHERE userID = ?", arguments: [userID])
         }
     }
 }

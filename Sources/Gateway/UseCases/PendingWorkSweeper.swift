@@ -28,7 +28,14 @@ public struct PendingWorkSweeper: Sendable {
                 logger.debug("a pending deletion waits", metadata: ["plant": "\(deletion.plantID)", "error": "\(error)"])
             }
         }
-        for lookup in (try? await pending.careLookups()) ?? [] {
+        return finished + (await sweepCareLookups(of: nil))
+    }
+
+    /// Plans the schedules of pending care lookups (only `userID`'s when given). Returns how many were planned.
+    @discardableResult
+    func sweepCareLookups(of userID: String?) async -> Int {
+        var finished = 0
+        for lookup in (try? await pending.careLookups(of: userID, limit: userID == nil ? 100 : 10_000)) ?? [] {
             let caller = Caller(id: lookup.userID, deadline: .now + .seconds(10), traceID: nil)
             do {
                 let care = try await services.call(services.caredata, CareData.getCareInfo, .with {

@@ -211,6 +211,36 @@ public enum Plantguide_Gateway_V1_GatewayService {
         isIdempotent: true
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/GetSettings` (idempotent)
+    public static let getSettings = RPCMethod<Plantguide_Gateway_V1_GetSettingsRequest, Plantguide_Gateway_V1_GetSettingsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetSettings",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/PutSettings` (idempotent)
+    public static let putSettings = RPCMethod<Plantguide_Gateway_V1_PutSettingsRequest, Plantguide_Gateway_V1_PutSettingsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/PutSettings",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ExportCollection` (idempotent)
+    public static let exportCollection = RPCMethod<Plantguide_Gateway_V1_ExportCollectionRequest, Plantguide_Gateway_V1_ExportCollectionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ExportCollection",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ImportCollection` (idempotent)
+    public static let importCollection = RPCMethod<Plantguide_Gateway_V1_ImportCollectionRequest, Plantguide_Gateway_V1_ImportCollectionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ImportCollection",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/DeleteAllData` (idempotent)
+    public static let deleteAllData = RPCMethod<Plantguide_Gateway_V1_DeleteAllDataRequest, Plantguide_Gateway_V1_DeleteAllDataResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/DeleteAllData",
+        isIdempotent: true
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetStatus` (idempotent)
     public static let getStatus = RPCMethod<Plantguide_Gateway_V1_GetStatusRequest, Plantguide_Gateway_V1_GetStatusResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetStatus",
@@ -218,7 +248,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, listTasks, completeTasks, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

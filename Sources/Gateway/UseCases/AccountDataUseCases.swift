@@ -1,0 +1,89 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// The settings screen and the person's data as a whole: settings, export, import, delete everything.
+struct AccountDataUseCases: Sendable {
+    typealias Collection = Plantguide_Collection_V1_CollectionService
+    typealias Scheduling = Plantguide_Scheduling_V1_SchedulingService
+
+    let services: Downstream
+    let pending: PendingWork
+
+    func settings(as caller: Caller) async throws -> Plantguide_Gateway_V1_GetSettingsResponse {
+        let stored = try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller)
+        return .with { $0.settings = stored.preferences }
+    }
+
+    func putSettings(_ request: Plantguide_Gateway_V1_PutSettingsRequest, as caller: Caller) async throws
+        -> Plantguide_Gateway_V1_PutSettingsResponse
+    {
+        let stored = try await services.call(services.scheduling, Scheduling.putPreferences, .with {
+            $0.preferences = request.settings
+            if request.hasUpdateMask { $0.updateMask = request.updateMask }
+        }, as: caller)
+        return .with {
+            $0.settings = stored.preferences
+            $0.remindersReplanned = stored.remindersReplanned
+        }
+    }
+
+    func export(as caller: Caller) async throws -> Plantguide_Gateway_V1_ExportCollectionResponse {
+        let archive = try await services.call(services.collection, Collection.exportCollection, .init(), as: caller)
+        return .with { $0.export = archive }
+    }
+
+    /// Imports, then gives every plant without a schedule one (through the pending work, which plans it now or
+    /// when care data and scheduling answer).
+    func importArchive(_ request: Plantguide_Gateway_V1_ImportCollectionRequest, as caller: Caller) async throws
+        -> Plantguide_Gateway_V1_ImportCollectionResponse
+    {
+        guard !request.archive.isEmpty else { throw RPCError.invalidArgument("archive", .required, "archive is empty") }
+        var response = Plantguide_Gateway_V1_ImportCollectionResponse()
+        response.imported = try await services.call(services.collection, Collection.importCollection, .with { $0.archive = request.archive },
+                                                    as: caller)
+        var scheduled = Set<String>()
+        var token = ""
+        repeat {
+            let page = try await services.call(services.scheduling, Scheduling.listSchedules, .with {
+                $0.pageSize = 500
+                $0.pageToken = token
+            }, as: caller)
+            scheduled.formUnion(page.schedules.map(\.plantID))
+            token = page.nextPageToken
+        } while !token.isEmpty
+        let sweeper = PendingWorkSweeper(services: services, pending: pending, logger: .init(label: "plantguide.gateway.import"))
+        repeat {
+            let page = try await services.call(services.collection, Collection.listPlants, .with {
+                $0.pageSize = 500
+                $0.pageToken = token
+            }, as: caller)
+            for plant in page.plants where !scheduled.contains(plant.id) {
+                try await pending.addCareLookup(.init(
+                    userID: caller.id, plantID: plant.id, scientificName: plant.scientificName,
+                    plantName: PlantUseCases.displayName(plant), includeRepotting: false, includePruning: false))
+                response.schedulesPending += 1
+            }
+            token = page.nextPageToken
+        } while !token.isEmpty
+        if response.schedulesPending > 0 {
+            let finished = UInt32(await sweeper.sweepCareLookups(of: caller.id))
+            response.schedulesPlanned = finished
+            response.schedulesPending -= min(finished, response.schedulesPending)
+        }
+        return response
+    }
+
+    /// Scheduling first (no reminder may go out for a plant about to vanish), then the collection, then the
+    /// gateway's own pending work of the person.
+    func deleteAll(as caller: Caller) async throws -> Plantguide_Gateway_V1_DeleteAllDataResponse {
+        let schedules = try await services.call(services.scheduling, Scheduling.deleteUserData, .init(), as: caller)
+        let plants = try await services.call(services.collection, Collection.deleteUserData, .init(), as: caller)
+        try await pending.forget(userID: caller.id)
+        return .with {
+            $0.plantsDeleted = plants.plantsDeleted
+            $0.photosRemoved = plants.photosRemoved
+            $0.tasksDeleted = schedules.tasksDeleted
+        }
+    }
+}
