@@ -50,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev (headers in /usr/include; no pkg-config, whose flags drag in krb5).
@@ -196,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServiceProcessTests",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideTestSupport"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideTestSupport"],
             swiftSettings: strict
         ),
     ]
@@ -233,5 +234,8 @@ let package = Package(
             extra: [
                 "CSodium", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ])
 )

@@ -21,26 +21,50 @@ def read_varint(data, i):
             return value, i
 
 
-def is_idempotent(options):
-    """Reads the custom option from the serialized MethodOptions (an unknown field to this runtime)."""
-    data, i = options.SerializeToString(), 0
+def fields(data):
+    """The (field number, value) pairs of a serialized message: ints for varints, bytes for length-delimited."""
+    i = 0
     while i < len(data):
         key, i = read_varint(data, i)
         field, wire = key >> 3, key & 7
         if wire == 0:
             value, i = read_varint(data, i)
-            if field == IDEMPOTENT_FIELD:
-                return value != 0
+            yield field, value
         elif wire == 1:
             i += 8
         elif wire == 2:
             length, i = read_varint(data, i)
+            yield field, data[i:i + length]
             i += length
         elif wire == 5:
             i += 4
         else:
-            raise ValueError("unexpected wire type %d in MethodOptions" % wire)
-    return False
+            raise ValueError("unexpected wire type %d" % wire)
+
+
+def is_idempotent(options):
+    """Reads the custom option from the serialized MethodOptions (an unknown field to this runtime)."""
+    return any(field == IDEMPOTENT_FIELD and value != 0 for field, value in fields(options.SerializeToString()))
+
+
+HTTP_FIELD = 72295728  # google.api.http, see Protos/google/api/annotations.proto
+HTTP_VERBS = {2: "GET", 3: "PUT", 4: "POST", 5: "DELETE", 6: "PATCH"}
+
+
+def http_rule(options):
+    """The method's google.api.http binding as (verb, path template, body), or None."""
+    for field, value in fields(options.SerializeToString()):
+        if field != HTTP_FIELD:
+            continue
+        verb, path, body = None, None, ""
+        for rule_field, rule_value in fields(value):
+            if rule_field in HTTP_VERBS:
+                verb, path = HTTP_VERBS[rule_field], rule_value.decode()
+            elif rule_field == 7:
+                body = rule_value.decode()
+        if verb:
+            return verb, path, body
+    return None
 
 
 def upper_camel(part):
@@ -91,7 +115,12 @@ def main(descriptor_set_path, wanted_prefix):
                 out.append("    /// `/%s/%s`%s" % (full, method.name, " (idempotent)" if idem == "true" else ""))
                 out.append("    public static let %s = RPCMethod<%s, %s>(" % (swift_name, req, res))
                 out.append('        path: "/%s/%s",' % (full, method.name))
-                out.append("        isIdempotent: %s" % idem)
+                rule = http_rule(method.options)
+                if rule:
+                    out.append("        isIdempotent: %s," % idem)
+                    out.append('        http: HTTPBinding(verb: "%s", path: "%s", body: "%s")' % rule)
+                else:
+                    out.append("        isIdempotent: %s" % idem)
                 out.append("    )")
                 out.append("")
             out.append("    /// Every method of the service, in .proto order.")

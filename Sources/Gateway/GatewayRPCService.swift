@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import Hummingbird
 import Logging
+import ServiceLifecycle
 import PlantGuideProtos
 import PlantGuideRPC
 
@@ -22,6 +24,20 @@ public final class GatewayRPCService: RPCService {
         services = try Downstream(configuration: configuration)
         limiter = CallerRateLimiter(perSecond: configuration.callsPerSecond)
         self.logger = logger
+    }
+
+    /// The HTTP/JSON front on `host`:`port`, serving the methods that have HTTP bindings through this service's
+    /// handlers, with /healthz, /readyz and /metrics. A Service: run it beside the RPC server.
+    public func httpFront(host: String, port: Int, maxBodyBytes: Int, metrics: @escaping @Sendable () -> String,
+                          logger: Logger) -> any Service {
+        var router = RPCRouter()
+        router.register(self)
+        let services = self.services
+        let responder = GatewayHTTPResponder(
+            router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes, metrics: metrics,
+            readiness: { await Readiness.check(services) })
+        return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
+                           logger: logger)
     }
 
     /// The background work that finishes interrupted deletions and care lookups.

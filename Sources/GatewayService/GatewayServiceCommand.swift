@@ -48,6 +48,10 @@ struct Serve: AsyncParsableCommand {
         "Calls a second each token may make, bursts of twice that; 0 for no limit (env PLANTGUIDE_RATE_LIMIT). Default: 50.",
         valueName: "n"))
     var rateLimit: Int?
+    @Option(name: .long, help: ArgumentHelp(
+        "HOST:PORT of the HTTP/JSON front (env PLANTGUIDE_HTTP_BIND). Default: 127.0.0.1:7080 (0.0.0.0:7080 listens everywhere).",
+        valueName: "host:port"))
+    var httpBind: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -67,9 +71,17 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the rate limit must be 0 to 1000000 calls a second, not '\(rateText)'")
         }
         configuration.callsPerSecond = rate
+        let httpText = setting(httpBind, "PLANTGUIDE_HTTP_BIND", in: environment) ?? "127.0.0.1:7080"
+        guard let colon = httpText.lastIndex(of: ":"), let port = Int(httpText[httpText.index(after: colon)...]), (0...65_535).contains(port),
+              colon != httpText.startIndex else {
+            throw ValidationError("the HTTP bind address must be HOST:PORT, not '\(httpText)'")
+        }
+        let httpHost = String(httpText[..<colon])
         try await runService(name: "plantguide-gateway", options: resolved, handlerExecution: .ioThread) { environment in
             let gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
-            return ServiceSet(rpc: [gateway], background: [SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval)])
+            let http = gateway.httpFront(host: httpHost, port: port, maxBodyBytes: resolved.maxMessageSize, metrics: environment.scrapeMetrics,
+                                         logger: environment.logger)
+            return ServiceSet(rpc: [gateway], background: [SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http])
         }
     }
 }

@@ -13,11 +13,14 @@ public struct RPCMethod<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.
     public let path: String
     /// True when the .proto marks the method `(plantguide.rpc.v1.idempotent) = true`: clients may retry it.
     public let isIdempotent: Bool
+    /// The method's `google.api.http` binding, for the gateway's HTTP/JSON front; nil when it has none.
+    public let http: HTTPBinding?
 
     /// Describes a method; generated code calls this, and tests may declare methods of their own.
-    public init(path: String, isIdempotent: Bool) {
+    public init(path: String, isIdempotent: Bool, http: HTTPBinding? = nil) {
         self.path = path
         self.isIdempotent = isIdempotent
+        self.http = http
     }
 
     public var requestType: any SwiftProtobuf.Message.Type { Request.self }
@@ -34,6 +37,23 @@ public protocol AnyRPCMethod: Sendable {
     var requestType: any SwiftProtobuf.Message.Type { get }
     /// The method's response message type.
     var responseType: any SwiftProtobuf.Message.Type { get }
+    /// The method's HTTP binding, if it has one.
+    var http: HTTPBinding? { get }
+}
+
+/// A method's HTTP binding from its `google.api.http` annotation (googleapis' google/api/http.proto): the verb, the
+/// path template whose `{field.path}` variables fill request fields, and which request field the JSON body fills
+/// ("*" for the whole request, "" for none: the query string fills the rest).
+public struct HTTPBinding: Sendable, Equatable {
+    public let verb: String
+    public let path: String
+    public let body: String
+
+    public init(verb: String, path: String, body: String) {
+        self.verb = verb
+        self.path = path
+        self.body = body
+    }
 }
 
 extension AnyRPCMethod {

@@ -12,6 +12,9 @@ public struct ServiceEnvironment: Sendable {
     public let dataDirectory: URL
     /// The service's logger.
     public let logger: Logger
+    /// The service's metrics in Prometheus' text format, as `/plantguide.metrics.v1.Metrics/Scrape` answers them
+    /// (for fronts other than RPC, such as the gateway's HTTP /metrics).
+    public let scrapeMetrics: @Sendable () -> String
 }
 
 /// Runs one PlantGuide service until SIGTERM or SIGINT: sets up logging and metrics, creates the data folder,
@@ -44,7 +47,8 @@ public func runService(
         logger.critical("cannot create the data folder", metadata: ["path": "\(options.dataDirectory.path)", "error": "\(error)"])
         throw ExitCode(73)  // EX_CANTCREAT
     }
-    let made = try makeServices(ServiceEnvironment(dataDirectory: options.dataDirectory, logger: logger))
+    let made = try makeServices(ServiceEnvironment(
+        dataDirectory: options.dataDirectory, logger: logger, scrapeMetrics: { registry.emitToString() }))
 
     var configuration = RPCServerConfiguration(bindEndpoint: options.bind)
     configuration.maxMessageSize = options.maxMessageSize

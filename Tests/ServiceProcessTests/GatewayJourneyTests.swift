@@ -16,10 +16,14 @@ struct GatewayJourneyTests {
         let gateway: ServiceProcess
         let plantnet: FakeHTTPServer
         let client: RPCClient
+        /// The HTTP/JSON front, e.g. http://127.0.0.1:40123.
+        let httpBase: URL
 
         init(gatewayExtra: [String: String] = [:]) async throws {
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
+            let httpPort = try FreePort.next()
+            httpBase = URL(string: "http://127.0.0.1:\(httpPort)")!
             var services: [String: ServiceProcess] = [:]
             for name in ["identification", "caredata", "collection", "scheduling"] {
                 services[name] = try await ServiceProcess(
@@ -33,7 +37,7 @@ struct GatewayJourneyTests {
             gatewayEnvironment = [
                 "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
                 "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
-                "PLANTGUIDE_RETRY_INTERVAL_MS": "200",
+                "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)",
             ].merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
             client = try RPCClient(target: gateway.endpoint)

@@ -172,79 +172,92 @@ public enum Plantguide_Gateway_V1_GatewayService {
     /// `/plantguide.gateway.v1.GatewayService/IdentifyPlant` (idempotent)
     public static let identifyPlant = RPCMethod<Plantguide_Gateway_V1_IdentifyPlantRequest, Plantguide_Gateway_V1_IdentifyPlantResponse>(
         path: "/plantguide.gateway.v1.GatewayService/IdentifyPlant",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/identifications", body: "*")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/SavePlant` (idempotent)
     public static let savePlant = RPCMethod<Plantguide_Gateway_V1_SavePlantRequest, Plantguide_Gateway_V1_SavePlantResponse>(
         path: "/plantguide.gateway.v1.GatewayService/SavePlant",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "PUT", path: "/v1/plants/{plant.id}", body: "*")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/GetPlantDetails` (idempotent)
     public static let getPlantDetails = RPCMethod<Plantguide_Gateway_V1_GetPlantDetailsRequest, Plantguide_Gateway_V1_GetPlantDetailsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetPlantDetails",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/plants/{plant_id}", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/ListPlants` (idempotent)
     public static let listPlants = RPCMethod<Plantguide_Gateway_V1_ListPlantsRequest, Plantguide_Gateway_V1_ListPlantsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ListPlants",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/plants", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/DeletePlant` (idempotent)
     public static let deletePlant = RPCMethod<Plantguide_Gateway_V1_DeletePlantRequest, Plantguide_Gateway_V1_DeletePlantResponse>(
         path: "/plantguide.gateway.v1.GatewayService/DeletePlant",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/plants/{plant_id}", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/ListTasks` (idempotent)
     public static let listTasks = RPCMethod<Plantguide_Gateway_V1_ListTasksRequest, Plantguide_Gateway_V1_ListTasksResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ListTasks",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/tasks", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/CompleteTasks` (idempotent)
     public static let completeTasks = RPCMethod<Plantguide_Gateway_V1_CompleteTasksRequest, Plantguide_Gateway_V1_CompleteTasksResponse>(
         path: "/plantguide.gateway.v1.GatewayService/CompleteTasks",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/tasks:complete", body: "*")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/GetSettings` (idempotent)
     public static let getSettings = RPCMethod<Plantguide_Gateway_V1_GetSettingsRequest, Plantguide_Gateway_V1_GetSettingsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetSettings",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/settings", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/PutSettings` (idempotent)
     public static let putSettings = RPCMethod<Plantguide_Gateway_V1_PutSettingsRequest, Plantguide_Gateway_V1_PutSettingsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/PutSettings",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "PATCH", path: "/v1/settings", body: "*")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/ExportCollection` (idempotent)
     public static let exportCollection = RPCMethod<Plantguide_Gateway_V1_ExportCollectionRequest, Plantguide_Gateway_V1_ExportCollectionResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ExportCollection",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/export", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/ImportCollection` (idempotent)
     public static let importCollection = RPCMethod<Plantguide_Gateway_V1_ImportCollectionRequest, Plantguide_Gateway_V1_ImportCollectionResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ImportCollection",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/import", body: "*")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/DeleteAllData` (idempotent)
     public static let deleteAllData = RPCMethod<Plantguide_Gateway_V1_DeleteAllDataRequest, Plantguide_Gateway_V1_DeleteAllDataResponse>(
         path: "/plantguide.gateway.v1.GatewayService/DeleteAllData",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/data", body: "")
     )
 
     /// `/plantguide.gateway.v1.GatewayService/GetStatus` (idempotent)
     public static let getStatus = RPCMethod<Plantguide_Gateway_V1_GetStatusRequest, Plantguide_Gateway_V1_GetStatusResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetStatus",
-        isIdempotent: true
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/status", body: "")
     )
 
     /// Every method of the service, in .proto order.

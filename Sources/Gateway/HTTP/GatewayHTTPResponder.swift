@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// The gateway's HTTP/JSON front: every gateway method with a `google.api.http` binding, transcoded to the same
+/// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz and /metrics.
+/// Bearer tokens travel as the Authorization header; CORS lets browser apps call it.
+struct GatewayHTTPResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    private struct Route: Sendable {
+        let method: any AnyRPCMethod
+        let binding: HTTPBinding
+        let template: PathTemplate
+    }
+
+    private let routes: [Route]
+    private let router: RPCRouter
+    private let readiness: @Sendable () async -> (ready: Bool, body: Data)
+    private let metricsText: @Sendable () -> String
+    private let maxBodyBytes: Int
+    private let timeout: Duration
+
+    init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
+         metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data)) {
+        routes = methods.compactMap { method in
+            method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
+        }
+        self.router = router
+        self.maxBodyBytes = maxBodyBytes
+        self.timeout = timeout
+        self.readiness = readiness
+        metricsText = metrics
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if request.method == .options { return Self.cors(Response(status: .noContent)) }
+        let path = request.uri.path
+        switch path {
+        case "/healthz": return Self.json(status: .ok, Data(#"{"status":"SERVING"}"#.utf8))
+        case "/readyz":
+            let (ready, body) = await readiness()
+            return Self.json(status: ready ? .ok : .serviceUnavailable, body)
+        case "/metrics":
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: metricsText())))
+        default: break
+        }
+        let verb = request.method.rawValue
+        let candidates = routes.compactMap { route in route.template.match(path).map { (route, $0) } }
+        guard !candidates.isEmpty else { return Self.failure(RPCError(.notFound, "no route for \(path)")) }
+        guard let (route, variables) = candidates.first(where: { $0.0.binding.verb == verb }) else {
+            return Self.failure(RPCError(.unimplemented, "\(verb) is not allowed on \(path)"), status: .methodNotAllowed)
+        }
+        let body: Data
+        do {
+            body = Data(buffer: try await request.body.collect(upTo: maxBodyBytes))
+        } catch {
+            return Self.failure(RPCError(.resourceExhausted, "the body is over \(maxBodyBytes) bytes")
+                .reason(RPCErrorReason.requestTooLarge, domain: GatewayErrorReason.domain), status: .contentTooLarge)
+        }
+        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        do {
+            let message = try JSONTranscoder.request(route.method, binding: route.binding, body: body, pathVariables: variables, query: query)
+            var metadata: [String: String] = [:]
+            if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
+            let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout)
+            if let error = outcome.error { return Self.failure(error) }
+            return Self.json(status: .ok, try JSONTranscoder.response(route.method, payload: outcome.payload ?? Data()))
+        } catch let error as RPCError {
+            return Self.failure(error)
+        }
+    }
+
+    static func json(status: HTTPResponse.Status, _ body: Data) -> Response {
+        cors(Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body))))
+    }
+
+    static func failure(_ error: RPCError, status: HTTPResponse.Status? = nil) -> Response {
+        var response = json(status: status ?? .init(code: HTTPStatusMapping.status(for: error.code)), JSONTranscoder.error(error))
+        if let delay = error.details.retryDelay { response.headers[.retryAfter] = String(JSONTranscoder.retryAfterSeconds(delay)) }
+        return response
+    }
+
+    static func cors(_ response: Response) -> Response {
+        var response = response
+        response.headers[.accessControlAllowOrigin] = "*"
+        response.headers[.accessControlAllowHeaders] = "authorization, content-type"
+        response.headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+        return response
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PlantGuideHTTP
+import PlantGuideTestSupport
+import Testing
+
+/// The gateway's HTTP/JSON front, transcoded from the google.api.http bindings, over a real stack.
+@Suite("Gateway over HTTP/JSON", .serialized, .cleansUp)
+struct GatewayHTTPTests {
+    private let http = CurlHTTPClient()
+
+    private func send(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, token: String?, json: String? = nil)
+        async throws -> (status: Int, body: [String: Any], headers: [String: String])
+    {
+        var headers = ["Content-Type": "application/json"]
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        let url = URL(string: stack.httpBase.absoluteString + path)!
+        let response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: json.map { Data($0.utf8) }),
+                                           timeout: .seconds(20))
+        let body = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        return (response.status, body, response.headers)
+    }
+
+    /// Waits until the HTTP front listens (the RPC health check that started the gateway does not cover it).
+    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
+        for _ in 0..<100 {
+            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
+               reply.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the HTTP front did not come up")
+    }
+
+    @Test("save, list, detail, complete and delete a plant over HTTP; errors map to HTTP statuses with their field violations")
+    func journey() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        let token = try await stack.token(for: "ana")
+        try await waitForHTTP(stack)
+
+        let ready = try await send(stack, "GET", "/readyz", token: nil)
+        #expect(ready.status == 200 && ready.body["ready"] as? Bool == true)
+        let anonymous = try await send(stack, "GET", "/v1/plants", token: nil)
+        #expect(anonymous.status == 401 && (anonymous.body["error"] as? [String: Any])?["status"] as? String == "UNAUTHENTICATED")
+
+        let saved = try await send(stack, "PUT", "/v1/plants/p9", token: token,
+                                   json: #"{"plant": {"scientificName": "Monstera deliciosa", "customName": "Monty"}}"#)
+        #expect(saved.status == 200 && (saved.body["plant"] as? [String: Any])?["id"] as? String == "p9", "\(saved.body)")
+        #expect(saved.body["created"] as? Bool == true && !((saved.body["tasks"] as? [Any]) ?? []).isEmpty)
+
+        let listed = try await send(stack, "GET", "/v1/plants?filter.query=monty&filter.page_size=10", token: token)
+        let plants = ((listed.body["page"] as? [String: Any])?["plants"] as? [[String: Any]]) ?? []
+        #expect(listed.status == 200 && plants.map { $0["id"] as? String } == ["p9"])
+        let detail = try await send(stack, "GET", "/v1/plants/p9", token: token)
+        #expect(detail.status == 200 && !((detail.body["upcomingTasks"] as? [Any]) ?? []).isEmpty)
+
+        let tasks = try await send(stack, "GET", "/v1/tasks?view=VIEW_OPEN", token: token)
+        let taskID = try #require(((tasks.body["tasks"] as? [[String: Any]])?.first)?["id"] as? String)
+        #expect((tasks.body["plantNames"] as? [String: String])?["p9"] == "Monty")
+        let done = try await send(stack, "POST", "/v1/tasks:complete", token: token, json: #"{"taskIds": ["\#(taskID)"]}"#)
+        #expect(done.status == 200 && ((done.body["completed"] as? [[String: Any]])?.first)?["id"] as? String == taskID)
+
+        let nameless = try await send(stack, "PUT", "/v1/plants/p10", token: token, json: #"{"plant": {"customName": "?"}}"#)
+        let error = nameless.body["error"] as? [String: Any]
+        #expect(nameless.status == 400 && error?["status"] as? String == "INVALID_ARGUMENT")
+        #expect(((error?["fieldViolations"] as? [[String: Any]])?.first)?["field"] as? String == "plant.scientific_name")
+        let garbage = try await send(stack, "PUT", "/v1/plants/p11", token: token, json: "{not json")
+        #expect(garbage.status == 400)
+
+        let deleted = try await send(stack, "DELETE", "/v1/plants/p9", token: token)
+        #expect(deleted.status == 200 && deleted.body["deleted"] as? Bool == true)
+        let gone = try await send(stack, "GET", "/v1/plants/p9", token: token)
+        #expect(gone.status == 404)
+
+        let unknownRoute = try await send(stack, "GET", "/v1/nothing", token: token)
+        let wrongVerb = try await send(stack, "POST", "/v1/plants/p9", token: token, json: "{}")
+        #expect(unknownRoute.status == 404 && wrongVerb.status == 405)
+        let metrics = try await http.get(stack.httpBase.appendingPathComponent("metrics"), headers: [:], timeout: .seconds(5))
+        #expect(metrics.status == 200 && String(decoding: metrics.body, as: UTF8.self).contains("plantguide_rpc_server"))
+        await stack.stop()
+    }
+
+    @Test("a rate-limited call is 429 with Retry-After")
+    func tooManyRequests() async throws {
+        let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])
+        let token = try await stack.token(for: "ana")
+        try await waitForHTTP(stack)
+        var statuses: [Int] = []
+        var retryAfter: String?
+        for _ in 0..<6 {
+            let reply = try await send(stack, "GET", "/v1/plants", token: token)
+            statuses.append(reply.status)
+            if reply.status == 429 { retryAfter = reply.headers["retry-after"] }
+        }
+        #expect(statuses.prefix(2).allSatisfy { $0 == 200 } && statuses.contains(429), "\(statuses)")
+        #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
+        await stack.stop()
+    }
+}
