@@ -4,7 +4,8 @@ import PlantGuideProtos
 import PlantGuideRPC
 
 /// The gateway's HTTP/JSON front: every gateway method with a `google.api.http` binding, transcoded to the same
-/// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz and /metrics.
+/// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics and
+/// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py).
 /// Bearer tokens travel as the Authorization header; CORS lets browser apps call it.
 struct GatewayHTTPResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -39,6 +40,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         let path = request.uri.path
         switch path {
         case "/healthz": return Self.json(status: .ok, Data(#"{"status":"SERVING"}"#.utf8))
+        case "/openapi.json": return Self.json(status: .ok, Data(OpenAPIDocument.json.utf8))
         case "/readyz":
             let (ready, body) = await readiness()
             return Self.json(status: ready ? .ok : .serviceUnavailable, body)
