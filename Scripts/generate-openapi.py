@@ -217,10 +217,14 @@ def main(path):
                     continue
                 verb, template, body = rule
                 variables = re.findall(r"\{([^}]+)\}", template)
+                # OpenAPI tools want plain parameter names: {plant.id} is published as {plant_id} (the server
+                # matches by position, and the field path is kept in x-field).
+                template = re.sub(r"\{([^}]+)\}", lambda match: "{" + match.group(1).replace(".", "_") + "}", template)
                 operation = {
                     "operationId": method.name,
                     "description": catalog.comments.get("%s.%s" % (SERVICE, method.name), ""),
-                    "parameters": [{"name": v, "in": "path", "required": True, "schema": {"type": "string"}} for v in variables],
+                    "parameters": [{"name": v.replace(".", "_"), "in": "path", "required": True, "schema": {"type": "string"},
+                                    "x-field": v} for v in variables],
                     "responses": {
                         "200": {"description": "OK", "content": {"application/json": {"schema": builder.ref(method.output_type)}}},
                         "default": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},

@@ -302,18 +302,19 @@ enum OpenAPIDocument {
     ]
    }
   },
-  "/v1/plants/{plant.id}": {
+  "/v1/plants/{plant_id}": {
    "put": {
     "operationId": "SavePlant",
     "description": "Saves a plant (from an identification or typed by hand): fetches its care info (a generic profile when no\n source knows the species), stores the plant with its photo and identification, and plans its care schedule.\n Idempotent on the client's `plant.id`: a retry never makes a second plant. When care data is down the plant\n is still saved, with `care_pending` set; the gateway fetches the care info and plans the schedule later.\n Errors: INVALID_ARGUMENT (no id or scientific name, a bad photo; the field violations name it);\n ALREADY_EXISTS (the id holds another plant); UNAVAILABLE (collection or scheduling down: retry with the same\n id); UNAUTHENTICATED.",
     "parameters": [
      {
-      "name": "plant.id",
+      "name": "plant_id",
       "in": "path",
       "required": true,
       "schema": {
        "type": "string"
-      }
+      },
+      "x-field": "plant.id"
      }
     ],
     "responses": {
@@ -353,9 +354,7 @@ enum OpenAPIDocument {
       }
      }
     }
-   }
-  },
-  "/v1/plants/{plant_id}": {
+   },
    "get": {
     "operationId": "GetPlantDetails",
     "description": "A plant with its care info and upcoming tasks, fetched from the services in parallel.\n Errors: NOT_FOUND; UNAVAILABLE (the collection is down; care data or scheduling down leaves their parts out\n and names them in `unavailable`); UNAUTHENTICATED.",
@@ -366,7 +365,8 @@ enum OpenAPIDocument {
       "required": true,
       "schema": {
        "type": "string"
-      }
+      },
+      "x-field": "plant_id"
      }
     ],
     "responses": {
@@ -407,7 +407,8 @@ enum OpenAPIDocument {
       "required": true,
       "schema": {
        "type": "string"
-      }
+      },
+      "x-field": "plant_id"
      }
     ],
     "responses": {

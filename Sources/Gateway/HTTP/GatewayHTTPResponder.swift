@@ -53,7 +53,9 @@ struct GatewayHTTPResponder: HTTPResponder {
         let candidates = routes.compactMap { route in route.template.match(path).map { (route, $0) } }
         guard !candidates.isEmpty else { return Self.failure(RPCError(.notFound, "no route for \(path)")) }
         guard let (route, variables) = candidates.first(where: { $0.0.binding.verb == verb }) else {
-            return Self.failure(RPCError(.unimplemented, "\(verb) is not allowed on \(path)"), status: .methodNotAllowed)
+            var refusal = Self.failure(RPCError(.unimplemented, "\(verb) is not allowed on \(path)"), status: .methodNotAllowed)
+            refusal.headers[.allow] = (candidates.map(\.0.binding.verb) + ["OPTIONS"]).joined(separator: ", ")
+            return refusal
         }
         let body: Data
         do {
