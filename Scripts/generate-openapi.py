@@ -14,8 +14,8 @@ import sys
 
 from google.protobuf import descriptor_pb2
 
-HTTP_FIELD = 72295728
-HTTP_VERBS = {2: "get", 3: "put", 4: "post", 5: "delete", 6: "patch"}
+from proto_descriptors import http_rule
+
 SERVICE = "plantguide.gateway.v1.GatewayService"
 T = descriptor_pb2.FieldDescriptorProto
 
@@ -42,48 +42,6 @@ WELL_KNOWN = {
     ".google.protobuf.FieldMask": {"type": "string", "description": "Comma-separated lowerCamelCase field paths."},
     ".google.protobuf.Any": {"type": "object", "additionalProperties": True},
 }
-
-
-def read_varint(data, i):
-    value, shift = 0, 0
-    while True:
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, i
-
-
-def fields(data):
-    i = 0
-    while i < len(data):
-        key, i = read_varint(data, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = read_varint(data, i)
-            yield field, value
-        elif wire == 1:
-            i += 8
-        elif wire == 2:
-            length, i = read_varint(data, i)
-            yield field, data[i:i + length]
-            i += length
-        elif wire == 5:
-            i += 4
-
-
-def http_rule(options):
-    for field, value in fields(options.SerializeToString()):
-        if field == HTTP_FIELD:
-            verb, path, body = None, None, ""
-            for rule_field, rule_value in fields(value):
-                if rule_field in HTTP_VERBS:
-                    verb, path = HTTP_VERBS[rule_field], rule_value.decode()
-                elif rule_field == 7:
-                    body = rule_value.decode()
-            return verb, path, body
-    return None
 
 
 class Catalog:
@@ -216,6 +174,7 @@ def main(path):
                 if not rule:
                     continue
                 verb, template, body = rule
+                verb = verb.lower()
                 variables = re.findall(r"\{([^}]+)\}", template)
                 # OpenAPI tools want plain parameter names: {plant.id} is published as {plant_id} (the server
                 # matches by position, and the field path is kept in x-field).
