@@ -61,7 +61,9 @@ def main(descriptor_set_path, wanted_prefix):
                 rule = http_rule(method.options)
                 if rule:
                     out.append("        isIdempotent: %s," % idem)
-                    out.append('        http: HTTPBinding(verb: "%s", path: "%s", body: "%s")' % rule)
+                    verb, path, body, response_body = rule
+                    extra = ', responseBody: "%s"' % response_body if response_body else ""
+                    out.append('        http: HTTPBinding(verb: "%s", path: "%s", body: "%s"%s)' % (verb, path, body, extra))
                 else:
                     out.append("        isIdempotent: %s" % idem)
                 out.append("    )")

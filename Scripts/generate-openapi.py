@@ -173,7 +173,7 @@ def main(path):
                 rule = http_rule(method.options)
                 if not rule:
                     continue
-                verb, template, body = rule
+                verb, template, body, response_body = rule
                 verb = verb.lower()
                 variables = re.findall(r"\{([^}]+)\}", template)
                 # OpenAPI tools want plain parameter names: {plant.id} is published as {plant_id} (the server
@@ -190,8 +190,20 @@ def main(path):
                     },
                     "security": [{"bearer": []}],
                 }
-                if body:
+                if response_body:
+                    # The field is the whole answer: a photo's bytes, served as the image itself.
+                    operation["responses"]["200"] = {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},
+                                                     "content": {"image/*": {"schema": {"type": "string", "format": "binary"}}}}
+                if body == "*":
                     operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": builder.ref(method.input_type)}}}
+                elif body:
+                    # One bytes field is the body: the raw image, a multipart file, or JSON holding it in base64.
+                    binary = {"type": "string", "format": "binary"}
+                    operation["requestBody"] = {"required": True, "content": {
+                        "image/jpeg": {"schema": binary}, "image/png": {"schema": binary}, "image/webp": {"schema": binary},
+                        "multipart/form-data": {"schema": {"type": "object", "properties": {"file": binary}, "required": ["file"]}},
+                    }}
+                    operation["parameters"] += builder.query_parameters(method.input_type, {v.split(".")[0] for v in variables} | {body})
                 else:
                     operation["parameters"] += builder.query_parameters(method.input_type, {v.split(".")[0] for v in variables})
                 paths.setdefault(template, {})[verb] = operation

@@ -45,16 +45,19 @@ def is_idempotent(options):
 
 
 def http_rule(options):
-    """The method's google.api.http binding as (verb, path template, body), verb upper-case; None without one."""
+    """The method's google.api.http binding as (verb, path template, body, response body), verb upper-case; None
+    without one."""
     for field, value in fields(options.SerializeToString()):
         if field != HTTP_FIELD:
             continue
-        verb, path, body = None, None, ""
+        verb, path, body, response_body = None, None, "", ""
         for rule_field, rule_value in fields(value):
             if rule_field in HTTP_VERBS:
                 verb, path = HTTP_VERBS[rule_field], rule_value.decode()
             elif rule_field == 7:
                 body = rule_value.decode()
+            elif rule_field == 12:
+                response_body = rule_value.decode()
         if verb:
-            return verb, path, body
+            return verb, path, body, response_body
     return None

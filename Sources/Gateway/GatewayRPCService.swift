@@ -49,6 +49,7 @@ public final class GatewayRPCService: RPCService {
         let tasks = TaskUseCases(services: services)
         let identifyAndStatus = IdentifyAndStatus(services: services)
         let accountData = AccountDataUseCases(services: services, pending: pending)
+        let photos = PhotoUseCases(services: services)
         let accounts = self.accounts
         let limiter = self.limiter
 
@@ -64,6 +65,9 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.getPlantDetails) { try await plants.details($0.plantID, as: $1) }
         authenticated(Methods.listPlants) { try await plants.list($0, as: $1) }
         authenticated(Methods.deletePlant) { try await plants.delete($0.plantID, as: $1) }
+        authenticated(Methods.addPlantPhoto) { try await photos.add($0, as: $1) }
+        authenticated(Methods.getPhoto) { try await photos.get($0, as: $1) }
+        authenticated(Methods.deletePlantPhoto) { try await photos.delete($0, as: $1) }
         authenticated(Methods.listTasks) { try await tasks.list($0, as: $1) }
         authenticated(Methods.completeTasks) { try await tasks.complete($0, as: $1) }
         authenticated(Methods.getStatus) { await identifyAndStatus.status(as: $1) }

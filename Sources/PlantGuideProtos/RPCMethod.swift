@@ -42,17 +42,20 @@ public protocol AnyRPCMethod: Sendable {
 }
 
 /// A method's HTTP binding from its `google.api.http` annotation (googleapis' google/api/http.proto): the verb, the
-/// path template whose `{field.path}` variables fill request fields, and which request field the JSON body fills
-/// ("*" for the whole request, "" for none: the query string fills the rest).
+/// path template whose `{field.path}` variables fill request fields, which request field the body fills ("*" for
+/// the whole request, "" for none: the query string fills the rest), and which response field, if any, is the
+/// whole HTTP answer (a photo's bytes).
 public struct HTTPBinding: Sendable, Equatable {
     public let verb: String
     public let path: String
     public let body: String
+    public let responseBody: String
 
-    public init(verb: String, path: String, body: String) {
+    public init(verb: String, path: String, body: String, responseBody: String = "") {
         self.verb = verb
         self.path = path
         self.body = body
+        self.responseBody = responseBody
     }
 }
 

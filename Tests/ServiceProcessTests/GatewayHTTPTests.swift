@@ -82,6 +82,47 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("photos: a raw image and a multipart upload, served back with ETag, caching and 304; other users get 404")
+    func photos() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        let ana = try await stack.token(for: "ana")
+        let bob = try await stack.token(for: "bob")
+        try await waitForHTTP(stack)
+        _ = try await send(stack, "PUT", "/v1/plants/p1", token: ana, json: #"{"plant": {"scientificName": "Ficus lyrata"}}"#)
+        let jpeg = try TestImages.jpeg(TestImages.gradient(width: 400, height: 300))
+        let png = TestImages.png(TestImages.halves(width: 64, height: 64))
+        let url = URL(string: stack.httpBase.absoluteString + "/v1/plants/p1/photos")!
+
+        let raw = try await http.send(HTTPRequest(method: "POST", url: url, headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/jpeg"],
+                                                  body: jpeg), timeout: .seconds(20))
+        var form = MultipartForm()
+        form.addFile("file", filename: "leaf.png", mediaType: "image/png", data: png)
+        let multipart = try await http.send(HTTPRequest(method: "POST", url: url, headers: ["Authorization": "Bearer \(ana)",
+                                                                                            "Content-Type": form.contentType], body: form.data),
+                                            timeout: .seconds(20))
+        let rawPhoto = try #require((try JSONSerialization.jsonObject(with: raw.body) as? [String: Any])?["photo"] as? [String: Any])
+        #expect(raw.status == 200 && multipart.status == 200, "\(String(decoding: raw.body, as: UTF8.self))")
+        let sha = try #require(rawPhoto["sha256"] as? String)
+
+        let photoURL = URL(string: stack.httpBase.absoluteString + "/v1/photos/\(sha)")!
+        let original = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: .seconds(20))
+        #expect(original.status == 200 && original.body == jpeg && original.headers["content-type"] == "image/jpeg")
+        #expect(original.headers["etag"] == "\"\(sha)\"" && original.headers["cache-control"]?.contains("immutable") == true)
+        let again = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)", "If-None-Match": "\"\(sha)\""], timeout: .seconds(20))
+        #expect(again.status == 304 && again.body.isEmpty)
+        let thumbnail = try await http.get(URL(string: photoURL.absoluteString + "?size=256")!, headers: ["Authorization": "Bearer \(ana)"],
+                                           timeout: .seconds(20))
+        #expect(thumbnail.status == 200 && thumbnail.headers["etag"] != "\"\(sha)\"" && thumbnail.body.count < jpeg.count)
+        let stolen = try await http.get(photoURL, headers: ["Authorization": "Bearer \(bob)"], timeout: .seconds(20))
+        #expect(stolen.status == 404)
+
+        let removed = try await send(stack, "DELETE", "/v1/plants/p1/photos/\(sha)", token: ana)
+        #expect(removed.status == 200 && removed.body["deleted"] as? Bool == true)
+        let gone = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: .seconds(20))
+        #expect(gone.status == 404)
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])

@@ -167,6 +167,69 @@ enum OpenAPIDocument {
     }
    }
   },
+  "/v1/photos/{sha256}": {
+   "get": {
+    "operationId": "GetPhoto",
+    "description": "A photo of one of the person's plants, or a thumbnail of it. Over HTTP the answer is the image itself, with\n its media type, an ETag (the bytes' SHA-256) and a year's Cache-Control (photos never change), and 304 for a\n matching If-None-Match. Errors: INVALID_ARGUMENT (malformed sha256 or size); NOT_FOUND (no such photo of the\n person's); DATA_LOSS (its file is gone); UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "sha256",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "sha256"
+     },
+     {
+      "name": "size",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "integer",
+       "format": "int64",
+       "minimum": 0
+      },
+      "description": "0 for the original; 256 or 1024 for a thumbnail whose longer side has that many pixels."
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The image",
+      "headers": {
+       "ETag": {
+        "schema": {
+         "type": "string"
+        }
+       }
+      },
+      "content": {
+       "image/*": {
+        "schema": {
+         "type": "string",
+         "format": "binary"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ]
+   }
+  },
   "/v1/plants": {
    "get": {
     "operationId": "ListPlants",
@@ -418,6 +481,149 @@ enum OpenAPIDocument {
        "application/json": {
         "schema": {
          "$ref": "#/components/schemas/plantguide_gateway_v1_DeletePlantResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ]
+   }
+  },
+  "/v1/plants/{plant_id}/photos": {
+   "post": {
+    "operationId": "AddPlantPhoto",
+    "description": "Adds a photo to a plant (JPEG, PNG or WebP; identical bytes are stored once). Over HTTP the body may be the\n raw image (Content-Type image/*) or multipart/form-data with one file part, instead of JSON with base64.\n Errors: INVALID_ARGUMENT (not a decodable image, too large); NOT_FOUND (no such plant); UNAVAILABLE;\n UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "plant_id",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "plant_id"
+     },
+     {
+      "name": "kind",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "$ref": "#/components/schemas/plantguide_collection_v1_PhotoKind"
+      },
+      "description": "UNSPECIFIED means CAPTURED."
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_AddPlantPhotoResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "requestBody": {
+     "required": true,
+     "content": {
+      "image/jpeg": {
+       "schema": {
+        "type": "string",
+        "format": "binary"
+       }
+      },
+      "image/png": {
+       "schema": {
+        "type": "string",
+        "format": "binary"
+       }
+      },
+      "image/webp": {
+       "schema": {
+        "type": "string",
+        "format": "binary"
+       }
+      },
+      "multipart/form-data": {
+       "schema": {
+        "type": "object",
+        "properties": {
+         "file": {
+          "type": "string",
+          "format": "binary"
+         }
+        },
+        "required": [
+         "file"
+        ]
+       }
+      }
+     }
+    }
+   }
+  },
+  "/v1/plants/{plant_id}/photos/{sha256}": {
+   "delete": {
+    "operationId": "DeletePlantPhoto",
+    "description": "Removes a photo from a plant (its files go when no plant of the person's shows it any more).\n Errors: INVALID_ARGUMENT; UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "plant_id",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "plant_id"
+     },
+     {
+      "name": "sha256",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "sha256"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_DeletePlantPhotoResponse"
         }
        }
       }
@@ -1341,6 +1547,18 @@ enum OpenAPIDocument {
     ],
     "description": "Unset (UNSPECIFIED) sorts by date added."
    },
+   "plantguide_gateway_v1_AddPlantPhotoResponse": {
+    "type": "object",
+    "properties": {
+     "photo": {
+      "$ref": "#/components/schemas/plantguide_collection_v1_Photo"
+     },
+     "deduplicated": {
+      "type": "boolean",
+      "description": "True when these bytes were stored already."
+     }
+    }
+   },
    "plantguide_gateway_v1_CompleteTasksRequest": {
     "type": "object",
     "properties": {
@@ -1389,6 +1607,17 @@ enum OpenAPIDocument {
      }
     }
    },
+   "plantguide_gateway_v1_DeletePlantPhotoResponse": {
+    "type": "object",
+    "properties": {
+     "deleted": {
+      "type": "boolean"
+     },
+     "filesRemoved": {
+      "type": "boolean"
+     }
+    }
+   },
    "plantguide_gateway_v1_DeletePlantResponse": {
     "type": "object",
     "properties": {
@@ -1413,6 +1642,22 @@ enum OpenAPIDocument {
     "properties": {
      "export": {
       "$ref": "#/components/schemas/plantguide_collection_v1_ExportCollectionResponse"
+     }
+    }
+   },
+   "plantguide_gateway_v1_GetPhotoResponse": {
+    "type": "object",
+    "properties": {
+     "data": {
+      "type": "string",
+      "format": "byte"
+     },
+     "mediaType": {
+      "type": "string"
+     },
+     "contentSha256": {
+      "type": "string",
+      "description": "SHA-256 of `data` (differs from the request's for thumbnails): the ETag."
      }
     }
    },

@@ -66,15 +66,42 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         do {
-            let message = try JSONTranscoder.request(route.method, binding: route.binding, body: body, pathVariables: variables, query: query)
+            let message = try JSONTranscoder.request(route.method, binding: route.binding, body: body,
+                                                     upload: Self.upload(body, contentType: request.headers[.contentType] ?? ""),
+                                                     pathVariables: variables, query: query)
             var metadata: [String: String] = [:]
             if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
             let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout)
             if let error = outcome.error { return Self.failure(error) }
+            if !route.binding.responseBody.isEmpty {
+                let answer = try JSONTranscoder.binaryResponse(route.method, payload: outcome.payload ?? Data(), field: route.binding.responseBody)
+                return Self.binary(answer, ifNoneMatch: request.headers[.ifNoneMatch])
+            }
             return Self.json(status: .ok, try JSONTranscoder.response(route.method, payload: outcome.payload ?? Data()))
         } catch let error as RPCError {
             return Self.failure(error)
         }
+    }
+
+    /// A body that is not JSON: a raw image (image/*, application/octet-stream) or a multipart form's file.
+    private static func upload(_ body: Data, contentType: String) -> Data? {
+        let type = contentType.lowercased()
+        if type.hasPrefix("image/") || type.hasPrefix("application/octet-stream") { return body }
+        if let boundary = MultipartBody.boundary(contentType: contentType) { return MultipartBody.firstFile(body, boundary: boundary) ?? Data() }
+        return nil
+    }
+
+    /// Content-addressed bytes: an ETag, a year's caching, and 304 when the client has them already.
+    private static func binary(_ answer: (body: Data, mediaType: String?, etag: String?), ifNoneMatch: String?) -> Response {
+        var headers: HTTPFields = [.contentType: answer.mediaType ?? "application/octet-stream", .cacheControl: "private, max-age=31536000, immutable"]
+        if let etag = answer.etag {
+            let quoted = "\"\(etag)\""
+            headers[.eTag] = quoted
+            if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == quoted }) {
+                return cors(Response(status: .notModified, headers: headers))
+            }
+        }
+        return cors(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body))))
     }
 
     static func json(status: HTTPResponse.Status, _ body: Data) -> Response {

@@ -9,11 +9,16 @@ import SwiftProtobuf
 /// Values of "true" and "false" are booleans, others strings (proto3 JSON reads numbers and enums from strings).
 enum JSONTranscoder {
     /// - Throws: INVALID_ARGUMENT naming "body" (or the parameter) when the result is not the request message.
+    /// `upload` is a body that is not JSON (a raw image, a multipart file): it fills the bytes field the binding's
+    /// body names.
     static func request(
-        _ method: any AnyRPCMethod, binding: HTTPBinding, body: Data, pathVariables: [String: String], query: [(String, String)]
+        _ method: any AnyRPCMethod, binding: HTTPBinding, body: Data, upload: Data? = nil, pathVariables: [String: String],
+        query: [(String, String)]
     ) throws -> any SwiftProtobuf.Message {
         var object: [String: Any] = [:]
-        if !body.isEmpty && !binding.body.isEmpty {
+        if let upload, !binding.body.isEmpty, binding.body != "*" {
+            set(&object, path: binding.body.split(separator: ".").map(String.init), to: upload.base64EncodedString())
+        } else if !body.isEmpty && !binding.body.isEmpty {
             guard let parsed = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
                 throw RPCError.invalidArgument("body", .invalidFormat, "the body is not JSON")
             }
@@ -40,6 +45,24 @@ enum JSONTranscoder {
                 query.isEmpty ? "body" : "query", .invalidFormat,
                 "the request is not a \(method.requestType.protoMessageName) in proto3 JSON (check field names and value types)")
         }
+    }
+
+    /// For a binding with a response body (a photo): the bytes of that field, and the response's `mediaType` and
+    /// `contentSha256` fields when it has them (the Content-Type and the ETag).
+    static func binaryResponse(_ method: any AnyRPCMethod, payload: Data, field: String) throws
+        -> (body: Data, mediaType: String?, etag: String?)
+    {
+        let message = try method.responseType.init(serializedBytes: payload)
+        let object = try JSONSerialization.jsonObject(with: try message.jsonUTF8Data()) as? [String: Any] ?? [:]
+        let name = jsonName(field)
+        let bytes = (object[name] as? String).flatMap { Data(base64Encoded: $0) } ?? Data()
+        return (bytes, object["mediaType"] as? String, object["contentSha256"] as? String)
+    }
+
+    /// proto3 JSON's lowerCamelCase name of a snake_case field.
+    static func jsonName(_ field: String) -> String {
+        let parts = field.split(separator: "_")
+        return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     /// The response message in proto3 JSON, field names in lowerCamelCase as the mapping prints them.

@@ -204,6 +204,27 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "DELETE", path: "/v1/plants/{plant_id}", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/AddPlantPhoto` (idempotent)
+    public static let addPlantPhoto = RPCMethod<Plantguide_Gateway_V1_AddPlantPhotoRequest, Plantguide_Gateway_V1_AddPlantPhotoResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/AddPlantPhoto",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/plants/{plant_id}/photos", body: "data")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/GetPhoto` (idempotent)
+    public static let getPhoto = RPCMethod<Plantguide_Gateway_V1_GetPhotoRequest, Plantguide_Gateway_V1_GetPhotoResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetPhoto",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/photos/{sha256}", body: "", responseBody: "data")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/DeletePlantPhoto` (idempotent)
+    public static let deletePlantPhoto = RPCMethod<Plantguide_Gateway_V1_DeletePlantPhotoRequest, Plantguide_Gateway_V1_DeletePlantPhotoResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/DeletePlantPhoto",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/plants/{plant_id}/photos/{sha256}", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/ListTasks` (idempotent)
     public static let listTasks = RPCMethod<Plantguide_Gateway_V1_ListTasksRequest, Plantguide_Gateway_V1_ListTasksResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ListTasks",
@@ -261,7 +282,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).
