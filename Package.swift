@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "PlantGuideCLI",
             dependencies: [
-                "PlantGuideRPC",
+                "PlantGuideRPC", "PlantGuideHTTP",
                 "PlantGuideCore",
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

@@ -5,8 +5,12 @@ import ArgumentParser
 struct PlantGuideCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide",
-        abstract: "Command-line client of PlantGuide services.",
-        subcommands: [RPCCommand.self, LoadtestCommand.self])
+        abstract: "Command-line client of PlantGuide: your plants and tasks through the gateway, and raw RPC for operators.",
+        discussion: "Start with: plantguide login http://127.0.0.1:7080 <token from plantguide-gateway users add NAME>",
+        subcommands: [
+            LoginCommand.self, PlantsCommand.self, TasksCommand.self, DoneCommand.self, ExportCommand.self, ImportCommand.self,
+            RPCCommand.self, LoadtestCommand.self,
+        ])
 }
 
 /// `plantguide rpc …`: raw RPC calls, for scripts, health checks and debugging.

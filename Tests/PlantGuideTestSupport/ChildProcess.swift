@@ -11,14 +11,16 @@ public enum ChildProcess {
         public var output: String
     }
 
-    /// Runs `executable` with `arguments` and returns its exit status and output.
+    /// Runs `executable` with `arguments` (and `environment` added to this process's) and returns its exit status
+    /// and output.
     public static func run(
-        _ executable: URL, _ arguments: [String], mergingStandardError: Bool = false
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], mergingStandardError: Bool = false
     ) async throws -> Outcome {
         try await BlockingWork.run {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             let pipe = Pipe()
             process.standardOutput = pipe
             if mergingStandardError { process.standardError = pipe }

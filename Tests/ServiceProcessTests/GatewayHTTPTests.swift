@@ -123,6 +123,54 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, with clear errors")
+    func client() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        let token = try await stack.token(for: "ana")
+        try await waitForHTTP(stack)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-cli-\(UUID().uuidString)")
+        TestResources.track(folder: folder)
+        let environment = ["PLANTGUIDE_CONFIG": folder.appendingPathComponent("config.json").path, "PLANTGUIDE_URL": "", "PLANTGUIDE_TOKEN": ""]
+        func plantguide(_ arguments: String...) async throws -> ChildProcess.Outcome {
+            try await ChildProcess.run(BuildProducts.url(of: "plantguide"), arguments, environment: environment, mergingStandardError: true)
+        }
+
+        let notLoggedIn = try await plantguide("plants", "list")
+        #expect(notLoggedIn.status != 0 && notLoggedIn.output.contains("plantguide login"))
+        let refused = try await plantguide("login", stack.httpBase.absoluteString, "pg_0_wrong")
+        #expect(refused.status == 4 && refused.output.contains("unknown or revoked"))
+        let login = try await plantguide("login", stack.httpBase.absoluteString, token)
+        #expect(login.status == 0, "\(login.output)")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("config.json").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let added = try await plantguide("plants", "add", "monty", "Monstera deliciosa", "--name", "Monty", "--location", "Hall")
+        #expect(added.status == 0 && added.output.contains("saved monty") && added.output.contains("tasks planned"), "\(added.output)")
+        let bad = try await plantguide("plants", "add", "x", "42")
+        #expect(bad.status == 3 && bad.output.contains("plant.scientific_name"), "\(bad.output)")
+        let listed = try await plantguide("plants", "list")
+        #expect(listed.status == 0 && listed.output.contains("monty") && listed.output.contains("Monstera deliciosa") && listed.output.contains("Hall"))
+        let json = try await plantguide("plants", "list", "--json")
+        #expect(json.status == 0 && json.output.contains("\"customName\" : \"Monty\""))
+        let shown = try await plantguide("plants", "show", "monty")
+        #expect(shown.status == 0 && shown.output.contains("water every"))
+
+        let tasks = try await plantguide("tasks", "week")
+        let taskID = try #require(tasks.output.split(separator: "\n").dropFirst().first?.split(separator: " ").last.map(String.init))
+        #expect(tasks.status == 0 && tasks.output.contains("Monty"), "\(tasks.output)")
+        let done = try await plantguide("done", taskID)
+        #expect(done.status == 0 && done.output.hasPrefix("done: 1"), "\(done.output)")
+
+        let archive = folder.appendingPathComponent("export.tar").path
+        let exported = try await plantguide("export", archive)
+        let removed = try await plantguide("plants", "rm", "monty")
+        let imported = try await plantguide("import", archive)
+        let back = try await plantguide("plants", "list")
+        #expect(exported.status == 0 && removed.output.contains("deleted monty"))
+        #expect(imported.status == 0 && imported.output.contains("imported 1 plants") && back.output.contains("monty"), "\(imported.output)")
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])
