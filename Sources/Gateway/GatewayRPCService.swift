@@ -64,6 +64,9 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.savePlant) { try await plants.save($0, as: $1) }
         authenticated(Methods.getPlantDetails) { try await plants.details($0.plantID, as: $1) }
         authenticated(Methods.listPlants) { try await plants.list($0, as: $1) }
+        authenticated(Methods.updatePlant) { try await plants.update($0, as: $1) }
+        authenticated(Methods.setFavorite) { try await plants.setFavorite($0, as: $1) }
+        authenticated(Methods.getCareInfo) { try await plants.care($0, as: $1) }
         authenticated(Methods.deletePlant) { try await plants.delete($0.plantID, as: $1) }
         authenticated(Methods.addPlantPhoto) { try await photos.add($0, as: $1) }
         authenticated(Methods.getPhoto) { try await photos.get($0, as: $1) }

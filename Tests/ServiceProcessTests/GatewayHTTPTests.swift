@@ -72,13 +72,14 @@ struct GatewayHTTPTests {
 
         let unknownRoute = try await send(stack, "GET", "/v1/nothing", token: token)
         let wrongVerb = try await send(stack, "POST", "/v1/plants/p9", token: token, json: "{}")
-        #expect(unknownRoute.status == 404 && wrongVerb.status == 405 && wrongVerb.headers["allow"] == "PUT, GET, DELETE, OPTIONS")
+        let allowed = Set(wrongVerb.headers["allow"]?.components(separatedBy: ", ") ?? [])
+        #expect(unknownRoute.status == 404 && wrongVerb.status == 405 && allowed == ["PUT", "GET", "PATCH", "DELETE", "OPTIONS"])
         let metrics = try await http.get(stack.httpBase.appendingPathComponent("metrics"), headers: [:], timeout: .seconds(5))
         #expect(metrics.status == 200 && String(decoding: metrics.body, as: UTF8.self).contains("plantguide_rpc_server"))
         let openAPI = try await send(stack, "GET", "/openapi.json", token: nil)
         let paths = openAPI.body["paths"] as? [String: [String: Any]]
         #expect(openAPI.status == 200 && openAPI.body["openapi"] as? String == "3.0.3")
-        #expect(paths?["/v1/plants/{plant_id}"]?.keys.sorted() == ["delete", "get", "put"])
+        #expect(paths?["/v1/plants/{plant_id}"]?.keys.sorted() == ["delete", "get", "patch", "put"])
         await stack.stop()
     }
 
@@ -160,6 +161,19 @@ struct GatewayHTTPTests {
         #expect(tasks.status == 0 && tasks.output.contains("Monty"), "\(tasks.output)")
         let done = try await plantguide("done", taskID)
         #expect(done.status == 0 && done.output.hasPrefix("done: 1"), "\(done.output)")
+
+        let edited = try await plantguide("plants", "edit", "monty", "--name", "Big Monty")
+        let renamedTasks = try await plantguide("tasks", "all")
+        let favourite = try await plantguide("plants", "fav", "monty")
+        let favourites = try await plantguide("plants", "list", "--json")
+        #expect(edited.status == 0 && renamedTasks.output.contains("Big Monty"), "reminders follow the new name: \(renamedTasks.output)")
+        #expect(favourite.status == 0 && favourites.output.contains("\"favorite\" : true"))
+        let care = try await plantguide("care", "Ficus lyrata")
+        #expect(care.status == 0 && care.output.contains("water") && care.output.contains("every"), "\(care.output)")
+        let photo = folder.appendingPathComponent("leaf.jpg")
+        try TestImages.jpeg(TestImages.gradient(width: 200, height: 150)).write(to: photo)
+        let identified = try await plantguide("identify", photo.path)
+        #expect(identified.status == 0 && identified.output.contains("Hibiscus rosa-sinensis"), "\(identified.output)")
 
         let archive = folder.appendingPathComponent("export.tar").path
         let exported = try await plantguide("export", archive)

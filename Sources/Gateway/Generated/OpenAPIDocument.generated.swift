@@ -11,6 +11,50 @@ enum OpenAPIDocument {
   "description": "Generated from Protos/plantguide/gateway/v1/gateway.proto by Scripts/generate-openapi.py."
  },
  "paths": {
+  "/v1/care/{scientific_name}": {
+   "get": {
+    "operationId": "GetCareInfo",
+    "description": "How to care for a species, by scientific name (a generic profile, marked so, when no source knows it).\n Errors: INVALID_ARGUMENT (not a scientific name); UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "scientific_name",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "scientific_name"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_GetCareInfoResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ]
+   }
+  },
   "/v1/data": {
    "delete": {
     "operationId": "DeleteAllData",
@@ -460,6 +504,58 @@ enum OpenAPIDocument {
      }
     ]
    },
+   "patch": {
+    "operationId": "UpdatePlant",
+    "description": "Changes the fields of a plant named in the mask (as the collection's UpdatePlant); a new custom or common name\n also renames the plant's schedule, so that its reminders carry the new name.\n Errors: INVALID_ARGUMENT (an empty mask, a path that cannot change); NOT_FOUND; UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "plant_id",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "plant.id"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_UpdatePlantResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/plantguide_gateway_v1_UpdatePlantRequest"
+       }
+      }
+     }
+    }
+   },
    "delete": {
     "operationId": "DeletePlant",
     "description": "Deletes a plant everywhere: its schedule, tasks and reminders, then the plant with its photos, history and\n journal. Idempotent; when a service is down the deletion is remembered and finished by the gateway once the\n service is back (also after a gateway restart), so no orphan tasks remain.\n Errors: UNAVAILABLE (the deletion is pending and will finish; retrying is safe); UNAUTHENTICATED.",
@@ -644,6 +740,60 @@ enum OpenAPIDocument {
       "bearer": []
      }
     ]
+   }
+  },
+  "/v1/plants/{plant_id}:favorite": {
+   "post": {
+    "operationId": "SetFavorite",
+    "description": "Marks a plant as a favourite or not. Errors: NOT_FOUND; UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [
+     {
+      "name": "plant_id",
+      "in": "path",
+      "required": true,
+      "schema": {
+       "type": "string"
+      },
+      "x-field": "plant_id"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_SetFavoriteResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/plantguide_gateway_v1_SetFavoriteRequest"
+       }
+      }
+     }
+    }
    }
   },
   "/v1/settings": {
@@ -1645,6 +1795,14 @@ enum OpenAPIDocument {
      }
     }
    },
+   "plantguide_gateway_v1_GetCareInfoResponse": {
+    "type": "object",
+    "properties": {
+     "careInfo": {
+      "$ref": "#/components/schemas/plantguide_caredata_v1_CareInfo"
+     }
+    }
+   },
    "plantguide_gateway_v1_GetPhotoResponse": {
     "type": "object",
     "properties": {
@@ -1945,6 +2103,50 @@ enum OpenAPIDocument {
      "error": {
       "type": "string",
       "description": "Why not, when not serving."
+     }
+    }
+   },
+   "plantguide_gateway_v1_SetFavoriteRequest": {
+    "type": "object",
+    "properties": {
+     "plantId": {
+      "type": "string"
+     },
+     "favorite": {
+      "type": "boolean"
+     }
+    }
+   },
+   "plantguide_gateway_v1_SetFavoriteResponse": {
+    "type": "object",
+    "properties": {
+     "plant": {
+      "$ref": "#/components/schemas/plantguide_collection_v1_Plant"
+     }
+    }
+   },
+   "plantguide_gateway_v1_UpdatePlantRequest": {
+    "type": "object",
+    "properties": {
+     "plant": {
+      "allOf": [
+       {
+        "$ref": "#/components/schemas/plantguide_collection_v1_Plant"
+       }
+      ],
+      "description": "`plant.id` names the plant; the other fields hold new values for the paths in `update_mask`."
+     },
+     "updateMask": {
+      "type": "string",
+      "description": "snake_case or lowerCamelCase paths of Plant, e.g. \"custom_name\", \"location\", \"notes\"."
+     }
+    }
+   },
+   "plantguide_gateway_v1_UpdatePlantResponse": {
+    "type": "object",
+    "properties": {
+     "plant": {
+      "$ref": "#/components/schemas/plantguide_collection_v1_Plant"
      }
     }
    },

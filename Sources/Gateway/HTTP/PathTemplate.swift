@@ -1,9 +1,10 @@
-/// A `google.api.http` path template such as "/v1/plants/{plant_id}" or "/v1/tasks:complete", matched against a
-/// request path: literal segments must be equal, each `{field.path}` segment captures one percent-decoded segment.
+/// A `google.api.http` path template such as "/v1/plants/{plant_id}", "/v1/tasks:complete" or
+/// "/v1/plants/{plant_id}:favorite", matched against a request path: literal segments must be equal, each
+/// `{field.path}` segment captures one percent-decoded segment (less a custom verb such as ":favorite" after it).
 struct PathTemplate: Sendable {
     private enum Segment: Sendable {
         case literal(String)
-        case variable(String)
+        case variable(String, verb: String)
     }
 
     let text: String
@@ -12,7 +13,8 @@ struct PathTemplate: Sendable {
     init(_ text: String) {
         self.text = text
         segments = text.split(separator: "/", omittingEmptySubsequences: true).map { part in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .variable(String(part.dropFirst().dropLast())) : .literal(String(part))
+            guard part.hasPrefix("{"), let close = part.firstIndex(of: "}") else { return .literal(String(part)) }
+            return .variable(String(part[part.index(after: part.startIndex)..<close]), verb: String(part[part.index(after: close)...]))
         }
     }
 
@@ -25,8 +27,10 @@ struct PathTemplate: Sendable {
             switch segment {
             case .literal(let literal):
                 guard part == literal else { return nil }
-            case .variable(let field):
-                guard let value = String(part).removingPercentEncoding, !value.isEmpty else { return nil }
+            case .variable(let field, let verb):
+                guard part.hasSuffix(verb), let value = String(part.dropLast(verb.count)).removingPercentEncoding, !value.isEmpty else {
+                    return nil
+                }
                 variables[field] = value
             }
         }

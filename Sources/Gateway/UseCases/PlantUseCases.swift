@@ -121,6 +121,43 @@ struct PlantUseCases: Sendable {
         return response
     }
 
+    /// The collection's update; when the name a reminder shows changes, the schedule is renamed too (a plant
+    /// without a schedule yet gets the name when its schedule is made).
+    func update(_ request: Plantguide_Gateway_V1_UpdatePlantRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_UpdatePlantResponse {
+        let updated = try await services.call(services.collection, Collection.updatePlant, .with {
+            $0.plant = request.plant
+            $0.updateMask = request.updateMask
+        }, as: caller).plant
+        let naming: Set<String> = ["custom_name", "customName", "common_names", "commonNames", "scientific_name", "scientificName"]
+        if request.updateMask.paths.contains(where: naming.contains) {
+            do {
+                _ = try await services.call(services.scheduling, Scheduling.renamePlant, .with {
+                    $0.plantID = updated.id
+                    $0.plantName = Self.displayName(updated)
+                }, as: caller)
+            } catch let error as RPCError where error.code == .notFound {
+                // No schedule yet: it will be made with the new name.
+            }
+        }
+        return .with { $0.plant = updated }
+    }
+
+    func setFavorite(_ request: Plantguide_Gateway_V1_SetFavoriteRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_SetFavoriteResponse {
+        let plant = try await services.call(services.collection, Collection.setFavorite, .with {
+            $0.id = request.plantID
+            $0.favorite = request.favorite
+        }, as: caller).plant
+        return .with { $0.plant = plant }
+    }
+
+    func care(_ request: Plantguide_Gateway_V1_GetCareInfoRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_GetCareInfoResponse {
+        let care = try await services.call(services.caredata, CareData.getCareInfo, .with {
+            $0.scientificName = request.scientificName
+            $0.allowGeneric = true
+        }, as: caller).careInfo
+        return .with { $0.careInfo = care }
+    }
+
     func list(_ request: Plantguide_Gateway_V1_ListPlantsRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_ListPlantsResponse {
         let page = try await services.call(services.collection, Collection.listPlants, request.filter, as: caller)
         return .with { $0.page = page }

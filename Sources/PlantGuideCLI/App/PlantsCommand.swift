@@ -4,8 +4,8 @@ import Foundation
 /// `plantguide plants list|show|add|rm`: the person's collection through the gateway.
 struct PlantsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plants", abstract: "List, show, add and remove your plants.",
-        subcommands: [List.self, Show.self, Add.self, Remove.self])
+        commandName: "plants", abstract: "List, show, add, edit, favour and remove your plants.",
+        subcommands: [List.self, Show.self, Add.self, Edit.self, Favorite.self, Remove.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Your plants, newest first, optionally matching words.")
@@ -79,6 +79,45 @@ struct PlantsCommand: AsyncParsableCommand {
                 let tasks = (saved["tasks"] as? [Any])?.count ?? 0
                 let pending = saved["carePending"] as? Bool == true
                 print("saved \(id)" + (pending ? "; care info and schedule follow when care data is back" : "; \(tasks) tasks planned"))
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a plant's name, location or notes (reminders follow a new name).")
+        @Argument(help: "The plant's id.") var id: String
+        @Option(help: "What you call it.") var name: String?
+        @Option(help: "Where it stands.") var location: String?
+        @Option(help: "Notes about it.") var notes: String?
+
+        func run() async throws {
+            try await runApp {
+                var plant: [String: Any] = [:]
+                var paths: [String] = []
+                for (field, value) in [("customName", name), ("location", location), ("notes", notes)] {
+                    if let value {
+                        plant[field] = value
+                        paths.append(field)
+                    }
+                }
+                guard !paths.isEmpty else { throw CLIFailure("give --name, --location or --notes", status: 64) }
+                _ = try await GatewayClient(try AppConfiguration.load()).call("PATCH", "/v1/plants/\(Show.escape(id))",
+                                                                            json: ["plant": plant, "updateMask": paths.joined(separator: ",")])
+                print("updated \(id): \(paths.joined(separator: ", "))")
+            }
+        }
+    }
+
+    struct Favorite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "fav", abstract: "Mark a plant as a favourite (--off to unmark).")
+        @Argument(help: "The plant's id.") var id: String
+        @Flag(help: "Unmark it.") var off = false
+
+        func run() async throws {
+            try await runApp {
+                _ = try await GatewayClient(try AppConfiguration.load()).call("POST", "/v1/plants/\(Show.escape(id)):favorite",
+                                                                            json: ["favorite": !off])
+                print(off ? "\(id) is no longer a favourite" : "\(id) is a favourite")
             }
         }
     }

@@ -197,6 +197,27 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "GET", path: "/v1/plants", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/UpdatePlant` (idempotent)
+    public static let updatePlant = RPCMethod<Plantguide_Gateway_V1_UpdatePlantRequest, Plantguide_Gateway_V1_UpdatePlantResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/UpdatePlant",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "PATCH", path: "/v1/plants/{plant.id}", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/SetFavorite` (idempotent)
+    public static let setFavorite = RPCMethod<Plantguide_Gateway_V1_SetFavoriteRequest, Plantguide_Gateway_V1_SetFavoriteResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/SetFavorite",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/plants/{plant_id}:favorite", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/GetCareInfo` (idempotent)
+    public static let getCareInfo = RPCMethod<Plantguide_Gateway_V1_GetCareInfoRequest, Plantguide_Gateway_V1_GetCareInfoResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetCareInfo",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/care/{scientific_name}", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/DeletePlant` (idempotent)
     public static let deletePlant = RPCMethod<Plantguide_Gateway_V1_DeletePlantRequest, Plantguide_Gateway_V1_DeletePlantResponse>(
         path: "/plantguide.gateway.v1.GatewayService/DeletePlant",
@@ -282,7 +303,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+
+/// `plantguide care SPECIES`: how to care for a species.
+struct CareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "care", abstract: "How to care for a species.")
+    @Argument(help: "A scientific name, e.g. \"Ficus lyrata\".") var species: String
+    @Flag(help: "Print the gateway's JSON.") var json = false
+
+    func run() async throws {
+        try await runApp {
+            let escaped = species.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? species
+            let body = try await GatewayClient(try AppConfiguration.load()).call("GET", "/v1/care/\(escaped)")
+            if json { return TextTable.printJSON(body) }
+            let care = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["careInfo"] as? [String: Any] ?? [:]
+            func text(_ section: String, _ field: String) -> String { ((care[section] as? [String: Any])?[field]).map { "\($0)" } ?? "?" }
+            print("\(care["scientificName"] as? String ?? species) (source \(care["source"] as? String ?? "?"))")
+            TextTable.print(header: ["CARE", "ADVICE"], rows: [
+                ["water", "every \(text("watering", "intervalDays")) days (\(text("watering", "frequency")))"],
+                ["light", text("light", "level")],
+                ["temperature", "\(text("temperature", "minCelsius"))–\(text("temperature", "maxCelsius")) °C"],
+            ])
+            if let note = care["note"] as? String, !note.isEmpty { print(note) }
+        }
+    }
+}
+
+/// `plantguide identify PHOTO...`: names the plant in one to five photos.
+struct IdentifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "identify", abstract: "Name the plant in one to five photos of it.")
+    @Argument(help: "JPEG, PNG or WebP photos of the same plant.") var photos: [String]
+    @Flag(help: "Print the gateway's JSON.") var json = false
+
+    func run() async throws {
+        try await runApp {
+            let images = try photos.map { ["data": try Data(contentsOf: URL(fileURLWithPath: $0)).base64EncodedString()] }
+            FileHandle.standardError.write(Data("uploading \(photos.count) photo\(photos.count == 1 ? "" : "s")...\n".utf8))
+            let body = try await GatewayClient(try AppConfiguration.load()).call("POST", "/v1/identifications", json: ["images": images])
+            if json { return TextTable.printJSON(body) }
+            let answer = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["identification"] as? [String: Any] ?? [:]
+            if answer["noPlantRecognized"] as? Bool == true { return print("no plant recognised") }
+            let candidates = answer["candidates"] as? [[String: Any]] ?? []
+            TextTable.print(header: ["SCORE", "SPECIES", "COMMON NAME"], rows: candidates.map {
+                [String(format: "%.2f", $0["score"] as? Double ?? 0), $0["scientificName"] as? String ?? "",
+                 ($0["commonNames"] as? [String])?.first ?? ""]
+            })
+            if answer["lowConfidence"] as? Bool == true { print("(a guess: the best score is low)") }
+        }
+    }
+}
