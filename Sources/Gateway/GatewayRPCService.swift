@@ -33,9 +33,15 @@ public final class GatewayRPCService: RPCService {
         var router = RPCRouter()
         router.register(self)
         let services = self.services
+        let accounts = self.accounts
         let responder = GatewayHTTPResponder(
             router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes, metrics: metrics,
-            readiness: { await Readiness.check(services) })
+            readiness: { await Readiness.check(services) },
+            calendar: { secret in
+                guard let userID = try await accounts.owner(ofCalendarSecret: secret) else { return nil }
+                let caller = Caller(id: userID, deadline: .now + .seconds(10), traceID: nil)
+                return try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.getCalendar, .init(), as: caller).ics
+            })
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }
@@ -74,6 +80,14 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.listTasks) { try await tasks.list($0, as: $1) }
         authenticated(Methods.completeTasks) { try await tasks.complete($0, as: $1) }
         authenticated(Methods.getStatus) { await identifyAndStatus.status(as: $1) }
+        authenticated(Methods.createCalendarLink) { _, caller in
+            let path = try await accounts.newCalendarLink(userID: caller.id)
+            return .with { $0.path = path }
+        }
+        authenticated(Methods.revokeCalendarLink) { _, caller in
+            let revoked = try await accounts.revokeCalendarLink(userID: caller.id)
+            return .with { $0.revoked = revoked }
+        }
         authenticated(Methods.getSettings) { try await accountData.settings(as: $1) }
         authenticated(Methods.putSettings) { try await accountData.putSettings($0, as: $1) }
         authenticated(Methods.exportCollection) { try await accountData.export(as: $1) }

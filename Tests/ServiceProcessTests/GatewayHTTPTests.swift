@@ -185,6 +185,31 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("a calendar link: an iCalendar feed without a token, with the plant's tasks; gone once revoked or replaced")
+    func calendar() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        let token = try await stack.token(for: "ana")
+        try await waitForHTTP(stack)
+        _ = try await send(stack, "PUT", "/v1/plants/p1", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
+        let link = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
+        let path = try #require(link.body["path"] as? String)
+
+        let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        let text = String(decoding: feed.body, as: UTF8.self)
+        #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("text/calendar") == true)
+        #expect(text.hasPrefix("BEGIN:VCALENDAR") && text.contains("BEGIN:VEVENT") && text.contains("Fig"))
+
+        let replaced = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
+        let old = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        let newPath = try #require(replaced.body["path"] as? String)
+        let revoked = try await send(stack, "DELETE", "/v1/calendar-link", token: token)
+        let afterRevoke = try await http.get(URL(string: stack.httpBase.absoluteString + newPath)!, headers: [:], timeout: .seconds(20))
+        let guessed = try await http.get(URL(string: stack.httpBase.absoluteString + "/v1/calendar/\(String(repeating: "0", count: 48)).ics")!,
+                                         headers: [:], timeout: .seconds(20))
+        #expect(newPath != path && old.status == 404 && revoked.body["revoked"] as? Bool == true && afterRevoke.status == 404 && guessed.status == 404)
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])

@@ -89,6 +89,34 @@ public struct AccountStore: Sendable {
         }
     }
 
+    /// A new secret calendar path for the user, replacing any earlier one (only its hash is kept).
+    public func newCalendarLink(userID: String) async throws -> String {
+        let secret = Self.randomHex(bytes: 24)
+        let time = now().timeIntervalSince1970
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO calendarLink (userID, hash, createdAt) VALUES (?, ?, ?)",
+                           arguments: [userID, Self.sha256(secret), time])
+        }
+        return "/v1/calendar/\(secret).ics"
+    }
+
+    /// - Returns: whether the user had a link.
+    public func revokeCalendarLink(userID: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM calendarLink WHERE userID = ?", arguments: [userID])
+            return db.changesCount > 0
+        }
+    }
+
+    /// The user a calendar secret belongs to, or nil.
+    public func owner(ofCalendarSecret secret: String) async throws -> String? {
+        guard secret.count == 48, secret.allSatisfy(\.isHexDigit) else { return nil }
+        let hash = Self.sha256(secret)
+        return try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT userID FROM calendarLink WHERE hash = ?", arguments: [hash])
+        }
+    }
+
     private static func issue(_ db: Database, userID: String, at time: Double) throws -> IssuedToken {
         let tokenID = randomHex(bytes: 6)
         let secret = "pg_\(tokenID)_\(randomHex(bytes: 24))"

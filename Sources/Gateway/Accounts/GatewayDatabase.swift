@@ -1,8 +1,8 @@
 import GRDB
 import PlantGuideStorage
 
-/// The gateway's own SQLite database (WAL): accounts and tokens, and the cross-service work still to finish
-/// (deletions and care lookups that a service being down interrupted).
+/// The gateway's own SQLite database (WAL): accounts, tokens and calendar links, and the cross-service work still
+/// to finish (deletions and care lookups that a service being down interrupted).
 public enum GatewayDatabase {
     public static func open(path: String) throws -> DatabasePool {
         try ServiceDatabase.open(path: path, migrator: migrator)
@@ -39,6 +39,15 @@ public enum GatewayDatabase {
                     includePruning INTEGER NOT NULL,
                     since REAL NOT NULL,
                     PRIMARY KEY (userID, plantID)
+                );
+                """)
+        }
+        migrator.registerMigration("v2: calendar links") { db in
+            try db.execute(sql: """
+                CREATE TABLE calendarLink (
+                    userID TEXT PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL
                 );
                 """)
         }

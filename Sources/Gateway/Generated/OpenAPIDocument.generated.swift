@@ -11,6 +11,82 @@ enum OpenAPIDocument {
   "description": "Generated from Protos/plantguide/gateway/v1/gateway.proto by Scripts/generate-openapi.py."
  },
  "paths": {
+  "/v1/calendar-link": {
+   "post": {
+    "operationId": "CreateCalendarLink",
+    "description": "A secret calendar URL any phone calendar can subscribe to (RFC 5545 iCalendar of the upcoming tasks, with\n alarms for those that remind): GET /v1/calendar/<secret>.ics on the HTTP front, no token needed. Making a new\n one revokes the previous one. Errors: UNAVAILABLE; UNAUTHENTICATED.",
+    "parameters": [],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_CreateCalendarLinkResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/plantguide_gateway_v1_CreateCalendarLinkRequest"
+       }
+      }
+     }
+    }
+   },
+   "delete": {
+    "operationId": "RevokeCalendarLink",
+    "description": "Revokes the person's calendar URL: subscribers get 404 from then on. Errors: UNAUTHENTICATED.",
+    "parameters": [],
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/plantguide_gateway_v1_RevokeCalendarLinkResponse"
+        }
+       }
+      }
+     },
+     "default": {
+      "description": "An error",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "bearer": []
+     }
+    ]
+   }
+  },
   "/v1/care/{scientific_name}": {
    "get": {
     "operationId": "GetCareInfo",
@@ -1737,6 +1813,19 @@ enum OpenAPIDocument {
      }
     }
    },
+   "plantguide_gateway_v1_CreateCalendarLinkRequest": {
+    "type": "object",
+    "properties": {}
+   },
+   "plantguide_gateway_v1_CreateCalendarLinkResponse": {
+    "type": "object",
+    "properties": {
+     "path": {
+      "type": "string",
+      "description": "The path to subscribe to on the gateway's HTTP front, \"/v1/calendar/<secret>.ics\"; shown only now."
+     }
+    }
+   },
    "plantguide_gateway_v1_DeleteAllDataResponse": {
     "type": "object",
     "properties": {
@@ -2019,6 +2108,15 @@ enum OpenAPIDocument {
       "type": "integer",
       "format": "int64",
       "minimum": 0
+     }
+    }
+   },
+   "plantguide_gateway_v1_RevokeCalendarLinkResponse": {
+    "type": "object",
+    "properties": {
+     "revoked": {
+      "type": "boolean",
+      "description": "Whether there was a link."
      }
     }
    },

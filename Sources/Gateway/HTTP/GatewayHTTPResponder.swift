@@ -20,11 +20,14 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let router: RPCRouter
     private let readiness: @Sendable () async -> (ready: Bool, body: Data)
     private let metricsText: @Sendable () -> String
+    /// The iCalendar feed of a calendar secret's owner; nil for an unknown or revoked secret.
+    private let calendar: @Sendable (String) async throws -> String?
     private let maxBodyBytes: Int
     private let timeout: Duration
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
-         metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data)) {
+         metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
+         calendar: @escaping @Sendable (String) async throws -> String?) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -33,6 +36,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.timeout = timeout
         self.readiness = readiness
         metricsText = metrics
+        self.calendar = calendar
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -48,6 +52,9 @@ struct GatewayHTTPResponder: HTTPResponder {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: metricsText())))
         default: break
+        }
+        if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
+            return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)))
         }
         let verb = request.method.rawValue
         let candidates = routes.compactMap { route in route.template.match(path).map { (route, $0) } }
@@ -80,6 +87,19 @@ struct GatewayHTTPResponder: HTTPResponder {
             return Self.json(status: .ok, try JSONTranscoder.response(route.method, payload: outcome.payload ?? Data()))
         } catch let error as RPCError {
             return Self.failure(error)
+        }
+    }
+
+    /// A subscribed calendar: the secret in the path stands for the token (calendar apps send no headers).
+    private func calendarFeed(secret: String) async -> Response {
+        do {
+            guard let ics = try await calendar(secret) else { return Self.failure(RPCError(.notFound, "no such calendar")) }
+            return Self.cors(Response(status: .ok, headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300"],
+                                      body: .init(byteBuffer: ByteBuffer(string: ics))))
+        } catch let error as RPCError {
+            return Self.failure(error)
+        } catch {
+            return Self.failure(RPCError(.internal, "the calendar could not be made"))
         }
     }
 

@@ -295,6 +295,20 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "DELETE", path: "/v1/data", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/CreateCalendarLink`
+    public static let createCalendarLink = RPCMethod<Plantguide_Gateway_V1_CreateCalendarLinkRequest, Plantguide_Gateway_V1_CreateCalendarLinkResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreateCalendarLink",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/calendar-link", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/RevokeCalendarLink` (idempotent)
+    public static let revokeCalendarLink = RPCMethod<Plantguide_Gateway_V1_RevokeCalendarLinkRequest, Plantguide_Gateway_V1_RevokeCalendarLinkResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/RevokeCalendarLink",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/calendar-link", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetStatus` (idempotent)
     public static let getStatus = RPCMethod<Plantguide_Gateway_V1_GetStatusRequest, Plantguide_Gateway_V1_GetStatusResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetStatus",
@@ -303,7 +317,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).
