@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import PlantGuideProtos
 import PlantGuideRPC
+import ServiceLifecycle
 
 /// The RPC methods of plantguide-gateway (see `Protos/plantguide/gateway/v1/gateway.proto`): every call is
 /// authenticated by its bearer token, then runs a use case across the services as that user.
@@ -27,7 +26,8 @@ public final class GatewayRPCService: RPCService {
     }
 
     /// The HTTP/JSON front on `host`:`port`, serving the methods that have HTTP bindings through this service's
-    /// handlers, with /healthz, /readyz and /metrics. A Service: run it beside the RPC server.
+    /// handlers, with /healthz, /readyz, /metrics, /openapi.json and the calendar feeds. A Service: run it beside
+    /// the RPC server.
     public func httpFront(host: String, port: Int, maxBodyBytes: Int, metrics: @escaping @Sendable () -> String,
                           logger: Logger) -> any Service {
         var router = RPCRouter()

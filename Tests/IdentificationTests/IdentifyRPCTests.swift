@@ -110,11 +110,15 @@ struct IdentifyRPCTests {
             #expect(answer.noPlantRecognized && answer.candidates.isEmpty && answer.lowConfidence)
         } else {
             // Only the slow case needs a short deadline; the others must not race one on a loaded machine.
+            let started = ContinuousClock.now
             let error = await #expect(throws: RPCError.self) {
                 _ = try await client.call(Methods.identify, request, options: .init(timeout: .seconds(kind == "slow" ? 1 : 20)))
             }
             let expected: [String: RPCError.Code] = ["401": .failedPrecondition, "429": .resourceExhausted, "500": .unavailable, "slow": .deadlineExceeded]
-            #expect(error?.code == expected[kind], "\(kind): \(error?.message ?? "")")
+            // What the fake saw and when, for a failure that happens only sometimes (a 500 once took 20 s).
+            let seen = plantnet.requests.count
+            #expect(error?.code == expected[kind],
+                    "\(kind): \(error?.message ?? "") after \(ContinuousClock.now - started); the fake Pl@ntNet received \(seen) requests")
             if kind == "429" {
                 #expect(error?.message.contains("resets at") == true)
                 // The daily quota is told apart from a full queue, with the time to come back.

@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideCore
 
-/// Runs a program to its end for a test, on a Dispatch thread: reading its output and waiting for its exit
+/// Runs a program to its end for a test, on a thread of its own: reading its output and waiting for its exit
 /// block, and must never hold one of the cooperative pool's threads (two such waits stall every test).
 public enum ChildProcess {
     /// How the program ended and what it printed.
@@ -16,7 +16,7 @@ public enum ChildProcess {
     public static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], mergingStandardError: Bool = false
     ) async throws -> Outcome {
-        try await BlockingWork.run {
+        try await OwnThread.run {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments

@@ -65,7 +65,7 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     private func waitForExit() async {
-        await BlockingWork.run { [self] in process.waitUntilExit() }
+        await OwnThread.run { [self] in process.waitUntilExit() }
     }
 }
 

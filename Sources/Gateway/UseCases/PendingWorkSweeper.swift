@@ -24,6 +24,9 @@ public struct PendingWorkSweeper: Sendable {
                 _ = try await PlantUseCases.finish(deletion, services: services, as: caller)
                 try await pending.finishDeletion(deletion)
                 finished += 1
+            } catch let error as RPCError where !PlantUseCases.isTransient(error) {
+                logger.warning("a pending deletion was refused for good", metadata: ["plant": "\(deletion.plantID)", "error": "\(error)"])
+                try? await pending.finishDeletion(deletion)
             } catch {
                 logger.debug("a pending deletion waits", metadata: ["plant": "\(deletion.plantID)", "error": "\(error)"])
             }

@@ -169,9 +169,15 @@ struct PlantUseCases: Sendable {
         guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
         let deletion = PendingWork.Deletion(userID: caller.id, plantID: plantID)
         try await pending.beginDeletion(deletion)
-        let response = try await Self.finish(deletion, services: services, as: caller)
-        try await pending.finishDeletion(deletion)
-        return response
+        do {
+            let response = try await Self.finish(deletion, services: services, as: caller)
+            try await pending.finishDeletion(deletion)
+            return response
+        } catch let error as RPCError where !Self.isTransient(error) {
+            // Refused for good (a malformed id, say): nothing to retry later.
+            try await pending.finishDeletion(deletion)
+            throw error
+        }
     }
 
     static func finish(_ deletion: PendingWork.Deletion, services: Downstream, as caller: Caller) async throws
@@ -185,6 +191,11 @@ struct PlantUseCases: Sendable {
             $0.tasksDeleted = unscheduled.tasksDeleted
             $0.photosRemoved = removed.photosRemoved
         }
+    }
+
+    /// Whether waiting can help: the service was down or too slow.
+    static func isTransient(_ error: RPCError) -> Bool {
+        [.unavailable, .deadlineExceeded, .resourceExhausted, .aborted].contains(error.code)
     }
 
     /// What reminders and task lists call the plant: its custom name, else its first common name, else its
