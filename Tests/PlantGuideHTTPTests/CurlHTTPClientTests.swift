@@ -35,9 +35,9 @@ struct CurlHTTPClientTests {
         #expect(server.requests.first?.body == body && server.requests.first?.headers["expect"] == nil)
     }
 
-    /// The defect this client replaced URLSession for: a request sent right after a server closed the previous
-    /// connection (a retry after a 500) reuses the closed socket's descriptor number, and URLSession's libdispatch
-    /// sources could miss its events, so the retry hung until its time-out (1 in 6 to 1 in 55 runs of the suite).
+    /// The hazard this client avoids by not using URLSession: a request sent right after a server closed the
+    /// previous connection (a retry after a 500) can reuse the closed socket's descriptor number, and libdispatch's
+    /// sources, which URLSession drives libcurl with on Linux, can then miss its events (libdispatch#833).
     @Test("400 requests in a row, each on a new connection right after the last one closed, are all answered")
     func connectionAfterClose() async throws {
         let server = try FakeHTTPServer { _ in .reply(status: 500) }
