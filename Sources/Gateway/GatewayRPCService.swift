@@ -11,6 +11,7 @@ public final class GatewayRPCService: RPCService {
     public let accounts: AccountStore
     public let services: Downstream
     let pending: PendingWork
+    let identificationSettings: IdentificationSettingsStore
     private let limiter: CallerRateLimiter
     private let logger: Logger
 
@@ -20,6 +21,7 @@ public final class GatewayRPCService: RPCService {
         let database = try GatewayDatabase.open(path: configuration.dataDirectory.appendingPathComponent("gateway.sqlite").path)
         accounts = AccountStore(writer: database)
         pending = PendingWork(writer: database)
+        identificationSettings = IdentificationSettingsStore(writer: database)
         services = try Downstream(configuration: configuration)
         limiter = CallerRateLimiter(perSecond: configuration.callsPerSecond)
         self.logger = logger
@@ -53,8 +55,8 @@ public final class GatewayRPCService: RPCService {
         typealias Methods = Plantguide_Gateway_V1_GatewayService
         let plants = PlantUseCases(services: services, pending: pending)
         let tasks = TaskUseCases(services: services)
-        let identifyAndStatus = IdentifyAndStatus(services: services)
-        let accountData = AccountDataUseCases(services: services, pending: pending)
+        let identifyAndStatus = IdentifyAndStatus(services: services, identificationSettings: identificationSettings)
+        let accountData = AccountDataUseCases(services: services, pending: pending, identificationSettings: identificationSettings)
         let photos = PhotoUseCases(services: services)
         let accounts = self.accounts
         let limiter = self.limiter

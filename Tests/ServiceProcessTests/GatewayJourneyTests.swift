@@ -139,6 +139,24 @@ struct GatewayJourneyTests {
         let reread = try await stack.call(Gateway.getSettings, .init(), token: token)
         #expect(settings.settings.notifyTime == "07:30" && reread.settings.notifyTime == "07:30")
 
+        // Identification settings fill what a request leaves open; offline forces on-device (no model here).
+        let onDevice = try await stack.call(Gateway.putSettings, .with { $0.identification.method = .onDevice }, token: token)
+        #expect(onDevice.identification.method == .onDevice && onDevice.settings.notifyTime == "07:30")
+        let photoOnly = Plantguide_Gateway_V1_IdentifyPlantRequest.with { $0.images = [.with { $0.data = photo }] }
+        let refusedOnDevice = await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.identifyPlant, photoOnly, token: token) }
+        var explicit = photoOnly
+        explicit.method = .plantnet
+        let viaPlantNet = try await stack.call(Gateway.identifyPlant, explicit, token: token)
+        _ = try await stack.call(Gateway.putSettings, .with { $0.identification.offline = true }, token: token)
+        let refusedOffline = await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.identifyPlant, explicit, token: token) }
+        let badConfidence = await #expect(throws: RPCError.self) {
+            _ = try await stack.call(Gateway.putSettings, .with { $0.identification.minConfidence = 2 }, token: token)
+        }
+        #expect(refusedOnDevice?.code == .failedPrecondition && viaPlantNet.identification.source == .plantnet)
+        #expect(refusedOffline?.code == .failedPrecondition)
+        #expect(badConfidence?.details.fieldViolations.map(\.field) == ["identification.min_confidence"])
+        _ = try await stack.call(Gateway.putSettings, .with { $0.identification = .init() }, token: token)
+
         let export = try await stack.call(Gateway.exportCollection, .init(), token: token)
         let deleted = try await stack.call(Gateway.deletePlant, .with { $0.plantID = "p1" }, token: token)
         #expect(deleted.deleted && deleted.tasksDeleted > 0 && deleted.photosRemoved == 1)

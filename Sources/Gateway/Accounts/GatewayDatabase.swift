@@ -51,6 +51,14 @@ public enum GatewayDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v3: identification settings") { db in
+            try db.execute(sql: """
+                CREATE TABLE identificationSettings (
+                    userID TEXT PRIMARY KEY,
+                    message BLOB NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

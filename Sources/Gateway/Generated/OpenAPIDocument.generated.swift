@@ -875,7 +875,7 @@ enum OpenAPIDocument {
   "/v1/settings": {
    "get": {
     "operationId": "GetSettings",
-    "description": "The person's reminder settings (notify time, time zone, per-type and per-plant toggles...), as scheduling\n keeps them. Errors: UNAVAILABLE; UNAUTHENTICATED.",
+    "description": "The person's settings: reminders (notify time, time zone, per-type and per-plant toggles...) as scheduling\n keeps them, and identification (method, minimum confidence, offline) as the gateway keeps them.\n Errors: UNAVAILABLE; UNAUTHENTICATED.",
     "parameters": [],
     "responses": {
      "200": {
@@ -907,7 +907,7 @@ enum OpenAPIDocument {
    },
    "patch": {
     "operationId": "PutSettings",
-    "description": "Changes the settings named in the mask (as scheduling's PutPreferences), re-timing pending reminders.\n Errors: INVALID_ARGUMENT (a bad time, time zone or path); UNAVAILABLE; UNAUTHENTICATED.",
+    "description": "Changes the reminder settings named in the mask (as scheduling's PutPreferences, re-timing pending reminders)\n when `settings` is given, and replaces the identification settings when `identification` is given.\n Errors: INVALID_ARGUMENT (a bad time, time zone or path; a minimum confidence outside 0\u20131); UNAVAILABLE;\n UNAUTHENTICATED.",
     "parameters": [],
     "responses": {
      "200": {
@@ -1943,6 +1943,9 @@ enum OpenAPIDocument {
     "properties": {
      "settings": {
       "$ref": "#/components/schemas/plantguide_scheduling_v1_Preferences"
+     },
+     "identification": {
+      "$ref": "#/components/schemas/plantguide_gateway_v1_IdentificationSettings"
      }
     }
    },
@@ -1968,6 +1971,29 @@ enum OpenAPIDocument {
       "$ref": "#/components/schemas/plantguide_caredata_v1_GetStatusResponse"
      }
     }
+   },
+   "plantguide_gateway_v1_IdentificationSettings": {
+    "type": "object",
+    "properties": {
+     "method": {
+      "allOf": [
+       {
+        "$ref": "#/components/schemas/plantguide_identification_v1_IdentificationMethod"
+       }
+      ],
+      "description": "Used when a request's method is UNSPECIFIED."
+     },
+     "minConfidence": {
+      "type": "number",
+      "format": "double",
+      "description": "Used when a request's min_confidence is 0; 0\u20131, 0 meaning 0.7."
+     },
+     "offline": {
+      "type": "boolean",
+      "description": "Never ask Pl@ntNet for this person: every identification is on-device."
+     }
+    },
+    "description": "How IdentifyPlant names the person's plants when a request leaves the choice open. A new person's are all\n unset: HYBRID, a minimum confidence of 0.7, online."
    },
    "plantguide_gateway_v1_IdentifyPlantRequest": {
     "type": "object",
@@ -2090,11 +2116,24 @@ enum OpenAPIDocument {
     "type": "object",
     "properties": {
      "settings": {
-      "$ref": "#/components/schemas/plantguide_scheduling_v1_Preferences"
+      "allOf": [
+       {
+        "$ref": "#/components/schemas/plantguide_scheduling_v1_Preferences"
+       }
+      ],
+      "description": "Absent to leave the reminder settings as they are."
      },
      "updateMask": {
       "type": "string",
       "description": "Paths in `settings` to change, as scheduling's PutPreferencesRequest.update_mask."
+     },
+     "identification": {
+      "allOf": [
+       {
+        "$ref": "#/components/schemas/plantguide_gateway_v1_IdentificationSettings"
+       }
+      ],
+      "description": "Absent to leave them as they are; present, it replaces them."
      }
     }
    },
@@ -2108,6 +2147,9 @@ enum OpenAPIDocument {
       "type": "integer",
       "format": "int64",
       "minimum": 0
+     },
+     "identification": {
+      "$ref": "#/components/schemas/plantguide_gateway_v1_IdentificationSettings"
      }
     }
    },

@@ -9,23 +9,35 @@ struct AccountDataUseCases: Sendable {
 
     let services: Downstream
     let pending: PendingWork
+    let identificationSettings: IdentificationSettingsStore
 
     func settings(as caller: Caller) async throws -> Plantguide_Gateway_V1_GetSettingsResponse {
         let stored = try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller)
-        return .with { $0.settings = stored.preferences }
+        let identification = try await identificationSettings.settings(userID: caller.id)
+        return .with {
+            $0.settings = stored.preferences
+            $0.identification = identification
+        }
     }
 
+    /// The identification settings first (checked, then kept by the gateway), then the reminder settings.
     func putSettings(_ request: Plantguide_Gateway_V1_PutSettingsRequest, as caller: Caller) async throws
         -> Plantguide_Gateway_V1_PutSettingsResponse
     {
-        let stored = try await services.call(services.scheduling, Scheduling.putPreferences, .with {
-            $0.preferences = request.settings
-            if request.hasUpdateMask { $0.updateMask = request.updateMask }
-        }, as: caller)
-        return .with {
-            $0.settings = stored.preferences
-            $0.remindersReplanned = stored.remindersReplanned
+        if request.hasIdentification { try await identificationSettings.replace(request.identification, userID: caller.id) }
+        var response = Plantguide_Gateway_V1_PutSettingsResponse()
+        if request.hasSettings {
+            let stored = try await services.call(services.scheduling, Scheduling.putPreferences, .with {
+                $0.preferences = request.settings
+                if request.hasUpdateMask { $0.updateMask = request.updateMask }
+            }, as: caller)
+            response.settings = stored.preferences
+            response.remindersReplanned = stored.remindersReplanned
+        } else {
+            response.settings = try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller).preferences
         }
+        response.identification = try await identificationSettings.settings(userID: caller.id)
+        return response
     }
 
     func export(as caller: Caller) async throws -> Plantguide_Gateway_V1_ExportCollectionResponse {
@@ -74,12 +86,13 @@ struct AccountDataUseCases: Sendable {
         return response
     }
 
-    /// Scheduling first (no reminder may go out for a plant about to vanish), then the collection, then the
-    /// gateway's own pending work of the person.
+    /// Scheduling first (no reminder may go out for a plant about to vanish), then the collection, then what the
+    /// gateway keeps of the person (pending work, identification settings; the account stays).
     func deleteAll(as caller: Caller) async throws -> Plantguide_Gateway_V1_DeleteAllDataResponse {
         let schedules = try await services.call(services.scheduling, Scheduling.deleteUserData, .init(), as: caller)
         let plants = try await services.call(services.collection, Collection.deleteUserData, .init(), as: caller)
         try await pending.forget(userID: caller.id)
+        try await identificationSettings.forget(userID: caller.id)
         return .with {
             $0.plantsDeleted = plants.plantsDeleted
             $0.photosRemoved = plants.photosRemoved

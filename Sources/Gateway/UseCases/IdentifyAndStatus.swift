@@ -8,14 +8,19 @@ struct IdentifyAndStatus: Sendable {
     typealias CareData = Plantguide_Caredata_V1_CareDataService
 
     let services: Downstream
+    let identificationSettings: IdentificationSettingsStore
 
+    /// What the request leaves open comes from the person's settings; offline forces on-device.
     func identify(_ request: Plantguide_Gateway_V1_IdentifyPlantRequest, as caller: Caller) async throws
         -> Plantguide_Gateway_V1_IdentifyPlantResponse
     {
+        let settings = try await identificationSettings.settings(userID: caller.id)
+        var method = request.method == .unspecified ? settings.method : request.method
+        if settings.offline { method = .onDevice }
         let answer = try await services.call(services.identification, Identification.identify, .with {
             $0.images = request.images
-            $0.method = request.method
-            $0.minConfidence = request.minConfidence
+            $0.method = method
+            $0.minConfidence = request.minConfidence == 0 ? settings.minConfidence : request.minConfidence
             $0.maxResults = request.maxResults
             $0.language = request.language
             if request.hasTakenAt { $0.location = request.takenAt }

@@ -46,11 +46,13 @@ public struct PendingWorkSweeper: Sendable {
                     $0.allowGeneric = true
                 }, as: caller).careInfo
                 _ = try await PlantUseCases.schedule(lookup, care: care, services: services, as: caller)
-                // Deleted meanwhile: the deletion dropped the lookup, so take back the schedule just made.
-                if try await !pending.finishCareLookup(userID: lookup.userID, plantID: lookup.plantID) {
-                    _ = try await PlantUseCases.finish(.init(userID: lookup.userID, plantID: lookup.plantID), services: services, as: caller)
+                if try await pending.finishCareLookup(userID: lookup.userID, plantID: lookup.plantID) {
+                    finished += 1
+                } else {
+                    // Gone already: another sweep finished it (an import's, beside the background one), or the plant
+                    // was deleted meanwhile, and then the schedule just made must go. Only the plant's absence tells.
+                    try await takeBackScheduleIfPlantIsGone(lookup, as: caller)
                 }
-                finished += 1
             } catch let error as RPCError where error.code == .notFound || error.code == .invalidArgument {
                 // The species cannot be looked up as it is: nothing will change by waiting.
                 logger.warning("a pending care lookup cannot finish", metadata: ["plant": "\(lookup.plantID)", "error": "\(error)"])
@@ -60,6 +62,15 @@ public struct PendingWorkSweeper: Sendable {
             }
         }
         return finished
+    }
+
+    private func takeBackScheduleIfPlantIsGone(_ lookup: PendingWork.CareLookup, as caller: Caller) async throws {
+        do {
+            _ = try await services.call(services.collection, Collection.getPlant, .with { $0.id = lookup.plantID }, as: caller)
+        } catch let error as RPCError where error.code == .notFound {
+            _ = try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.deletePlantSchedules,
+                                        .with { $0.plantID = lookup.plantID }, as: caller)
+        }
     }
 
     /// Sweeps every `interval` until the task is cancelled.

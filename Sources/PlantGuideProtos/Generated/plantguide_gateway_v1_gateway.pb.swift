@@ -465,11 +465,21 @@ public nonisolated struct Plantguide_Gateway_V1_GetSettingsResponse: Sendable {
   /// Clears the value of `settings`. Subsequent reads from it will return its default value.
   public mutating func clearSettings() {self._settings = nil}
 
+  public var identification: Plantguide_Gateway_V1_IdentificationSettings {
+    get {_identification ?? Plantguide_Gateway_V1_IdentificationSettings()}
+    set {_identification = newValue}
+  }
+  /// Returns true if `identification` has been explicitly set.
+  public var hasIdentification: Bool {self._identification != nil}
+  /// Clears the value of `identification`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentification() {self._identification = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _settings: Plantguide_Scheduling_V1_Preferences? = nil
+  fileprivate var _identification: Plantguide_Gateway_V1_IdentificationSettings? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_PutSettingsRequest: Sendable {
@@ -477,6 +487,7 @@ public nonisolated struct Plantguide_Gateway_V1_PutSettingsRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// Absent to leave the reminder settings as they are.
   public var settings: Plantguide_Scheduling_V1_Preferences {
     get {_settings ?? Plantguide_Scheduling_V1_Preferences()}
     set {_settings = newValue}
@@ -496,12 +507,23 @@ public nonisolated struct Plantguide_Gateway_V1_PutSettingsRequest: Sendable {
   /// Clears the value of `updateMask`. Subsequent reads from it will return its default value.
   public mutating func clearUpdateMask() {self._updateMask = nil}
 
+  /// Absent to leave them as they are; present, it replaces them.
+  public var identification: Plantguide_Gateway_V1_IdentificationSettings {
+    get {_identification ?? Plantguide_Gateway_V1_IdentificationSettings()}
+    set {_identification = newValue}
+  }
+  /// Returns true if `identification` has been explicitly set.
+  public var hasIdentification: Bool {self._identification != nil}
+  /// Clears the value of `identification`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentification() {self._identification = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _settings: Plantguide_Scheduling_V1_Preferences? = nil
   fileprivate var _updateMask: SwiftProtobuf.Google_Protobuf_FieldMask? = nil
+  fileprivate var _identification: Plantguide_Gateway_V1_IdentificationSettings? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_PutSettingsResponse: Sendable {
@@ -520,11 +542,42 @@ public nonisolated struct Plantguide_Gateway_V1_PutSettingsResponse: Sendable {
 
   public var remindersReplanned: UInt32 = 0
 
+  public var identification: Plantguide_Gateway_V1_IdentificationSettings {
+    get {_identification ?? Plantguide_Gateway_V1_IdentificationSettings()}
+    set {_identification = newValue}
+  }
+  /// Returns true if `identification` has been explicitly set.
+  public var hasIdentification: Bool {self._identification != nil}
+  /// Clears the value of `identification`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentification() {self._identification = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _settings: Plantguide_Scheduling_V1_Preferences? = nil
+  fileprivate var _identification: Plantguide_Gateway_V1_IdentificationSettings? = nil
+}
+
+/// How IdentifyPlant names the person's plants when a request leaves the choice open. A new person's are all
+/// unset: HYBRID, a minimum confidence of 0.7, online.
+public nonisolated struct Plantguide_Gateway_V1_IdentificationSettings: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Used when a request's method is UNSPECIFIED.
+  public var method: Plantguide_Identification_V1_IdentificationMethod = .unspecified
+
+  /// Used when a request's min_confidence is 0; 0–1, 0 meaning 0.7.
+  public var minConfidence: Double = 0
+
+  /// Never ask Pl@ntNet for this person: every identification is on-device.
+  public var offline: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Plantguide_Gateway_V1_ExportCollectionRequest: Sendable {
@@ -1594,7 +1647,7 @@ nonisolated extension Plantguide_Gateway_V1_GetSettingsRequest: SwiftProtobuf.Me
 
 nonisolated extension Plantguide_Gateway_V1_GetSettingsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetSettingsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0\u{1}identification\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1603,6 +1656,7 @@ nonisolated extension Plantguide_Gateway_V1_GetSettingsResponse: SwiftProtobuf.M
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
       default: break
       }
     }
@@ -1616,11 +1670,15 @@ nonisolated extension Plantguide_Gateway_V1_GetSettingsResponse: SwiftProtobuf.M
     try { if let v = self._settings {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
     } }()
+    try { if let v = self._identification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_GetSettingsResponse, rhs: Plantguide_Gateway_V1_GetSettingsResponse) -> Bool {
     if lhs._settings != rhs._settings {return false}
+    if lhs._identification != rhs._identification {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1628,7 +1686,7 @@ nonisolated extension Plantguide_Gateway_V1_GetSettingsResponse: SwiftProtobuf.M
 
 nonisolated extension Plantguide_Gateway_V1_PutSettingsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PutSettingsRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0\u{3}update_mask\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0\u{3}update_mask\0\u{1}identification\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1638,6 +1696,7 @@ nonisolated extension Plantguide_Gateway_V1_PutSettingsRequest: SwiftProtobuf.Me
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._updateMask) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
       default: break
       }
     }
@@ -1654,12 +1713,16 @@ nonisolated extension Plantguide_Gateway_V1_PutSettingsRequest: SwiftProtobuf.Me
     try { if let v = self._updateMask {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    try { if let v = self._identification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_PutSettingsRequest, rhs: Plantguide_Gateway_V1_PutSettingsRequest) -> Bool {
     if lhs._settings != rhs._settings {return false}
     if lhs._updateMask != rhs._updateMask {return false}
+    if lhs._identification != rhs._identification {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1667,7 +1730,7 @@ nonisolated extension Plantguide_Gateway_V1_PutSettingsRequest: SwiftProtobuf.Me
 
 nonisolated extension Plantguide_Gateway_V1_PutSettingsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PutSettingsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0\u{3}reminders_replanned\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}settings\0\u{3}reminders_replanned\0\u{1}identification\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1677,6 +1740,7 @@ nonisolated extension Plantguide_Gateway_V1_PutSettingsResponse: SwiftProtobuf.M
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._settings) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.remindersReplanned) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._identification) }()
       default: break
       }
     }
@@ -1693,12 +1757,56 @@ nonisolated extension Plantguide_Gateway_V1_PutSettingsResponse: SwiftProtobuf.M
     if self.remindersReplanned != 0 {
       try visitor.visitSingularUInt32Field(value: self.remindersReplanned, fieldNumber: 2)
     }
+    try { if let v = self._identification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_PutSettingsResponse, rhs: Plantguide_Gateway_V1_PutSettingsResponse) -> Bool {
     if lhs._settings != rhs._settings {return false}
     if lhs.remindersReplanned != rhs.remindersReplanned {return false}
+    if lhs._identification != rhs._identification {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_IdentificationSettings: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".IdentificationSettings"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}method\0\u{3}min_confidence\0\u{1}offline\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.method) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.minConfidence) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.offline) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.method != .unspecified {
+      try visitor.visitSingularEnumField(value: self.method, fieldNumber: 1)
+    }
+    if self.minConfidence.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.minConfidence, fieldNumber: 2)
+    }
+    if self.offline != false {
+      try visitor.visitSingularBoolField(value: self.offline, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_IdentificationSettings, rhs: Plantguide_Gateway_V1_IdentificationSettings) -> Bool {
+    if lhs.method != rhs.method {return false}
+    if lhs.minConfidence != rhs.minConfidence {return false}
+    if lhs.offline != rhs.offline {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// Each person's identification settings, kept by the gateway (the services have no notion of them).
+struct IdentificationSettingsStore: Sendable {
+    typealias Settings = Plantguide_Gateway_V1_IdentificationSettings
+
+    let writer: any DatabaseWriter
+
+    /// The person's settings; all unset for a new person.
+    func settings(userID: String) async throws -> Settings {
+        try await writer.read { db in
+            guard let blob = try Data.fetchOne(db, sql: "SELECT message FROM identificationSettings WHERE userID = ?", arguments: [userID]) else {
+                return Settings()
+            }
+            return (try? Settings(serializedBytes: blob)) ?? Settings()
+        }
+    }
+
+    /// - Throws: INVALID_ARGUMENT for a minimum confidence outside 0–1 or an unknown method.
+    func replace(_ settings: Settings, userID: String) async throws {
+        guard settings.minConfidence.isFinite, (0...1).contains(settings.minConfidence) else {
+            throw RPCError.invalidArgument("identification.min_confidence", .outOfRange, "identification.min_confidence must be from 0 to 1")
+        }
+        if case .UNRECOGNIZED = settings.method {
+            throw RPCError.invalidArgument("identification.method", .unknownValue, "identification.method is not a known method")
+        }
+        let blob = try settings.serializedData()
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO identificationSettings (userID, message) VALUES (?, ?)", arguments: [userID, blob])
+        }
+    }
+
+    /// Forgets the person's settings (all their data is being deleted).
+    func forget(userID: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM identificationSettings WHERE userID = ?", arguments: [userID])
+        }
+    }
+}
