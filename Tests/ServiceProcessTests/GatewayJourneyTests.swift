@@ -22,8 +22,6 @@ struct GatewayJourneyTests {
         init(gatewayExtra: [String: String] = [:]) async throws {
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
-            let httpPort = try FreePort.next()
-            httpBase = URL(string: "http://127.0.0.1:\(httpPort)")!
             var services: [String: ServiceProcess] = [:]
             for name in ["identification", "caredata", "collection", "scheduling"] {
                 services[name] = try await ServiceProcess(
@@ -34,6 +32,10 @@ struct GatewayJourneyTests {
                     ])
             }
             self.services = services
+            // Both gateway ports are picked just before it starts: a port picked earlier can be taken meanwhile as
+            // the source port of one of the many connections the tests beside this one make.
+            let httpPort = try FreePort.next()
+            httpBase = URL(string: "http://127.0.0.1:\(httpPort)")!
             gatewayEnvironment = [
                 "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
                 "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
