@@ -237,5 +237,6 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            ])
+            ],
+            resources: [.copy("Resources/openapi.json")])
 )

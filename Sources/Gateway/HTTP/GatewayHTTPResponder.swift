@@ -22,6 +22,8 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let metricsText: @Sendable () -> String
     /// The iCalendar feed of a calendar secret's owner; nil for an unknown or revoked secret.
     private let calendar: @Sendable (String) async throws -> String?
+    /// `Resources/openapi.json`, read once.
+    private let openAPIDocument: Data
     private let maxBodyBytes: Int
     private let timeout: Duration
 
@@ -37,6 +39,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.readiness = readiness
         metricsText = metrics
         self.calendar = calendar
+        openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -44,7 +47,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         let path = request.uri.path
         switch path {
         case "/healthz": return Self.json(status: .ok, Data(#"{"status":"SERVING"}"#.utf8))
-        case "/openapi.json": return Self.json(status: .ok, Data(OpenAPIDocument.json.utf8))
+        case "/openapi.json": return Self.json(status: .ok, openAPIDocument)
         case "/readyz":
             let (ready, body) = await readiness()
             return Self.json(status: ready ? .ok : .serviceUnavailable, body)
