@@ -183,7 +183,7 @@ def main(path):
                     "operationId": method.name,
                     "description": catalog.comments.get("%s.%s" % (SERVICE, method.name), ""),
                     "parameters": [{"name": v.replace(".", "_"), "in": "path", "required": True, "schema": {"type": "string"},
-                                    "x-field": v} for v in variables],
+                                    "x-field": v} for v in variables] + [{"$ref": "#/components/parameters/CollectionOwner"}],
                     "responses": {
                         "200": {"description": "OK", "content": {"application/json": {"schema": builder.ref(method.output_type)}}},
                         "default": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
@@ -217,12 +217,32 @@ def main(path):
             "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
             "retryAfterSeconds": {"type": "integer"}}}},
     }
+    paths["/v1/reminders/stream"] = {"get": {
+        "operationId": "StreamReminders",
+        "description": "The caller's reminders as they fall due, relayed from the scheduling service as Server-Sent Events: "
+                       "each an event \"reminder\" whose id is the reminder's (stable: deduplicate on it) and whose data is a "
+                       "plantguide.scheduling.v1.Reminder in proto3 JSON; a comment line every 15 s keeps proxies from "
+                       "closing the stream. Browsers' EventSource sends no headers, so the token may come as the query "
+                       "parameter access_token instead.",
+        "parameters": [{"$ref": "#/components/parameters/CollectionOwner"},
+                       {"name": "access_token", "in": "query", "required": False, "schema": {"type": "string"},
+                        "description": "The bearer token, for clients that cannot send the Authorization header."}],
+        "responses": {
+            "200": {"description": "An endless event stream", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+            "default": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+        },
+        "security": [{"bearer": []}, {}],
+    }}
     document = {
         "openapi": "3.0.3",
         "info": {"title": "PlantGuide gateway", "version": "v1",
                  "description": "Generated from Protos/plantguide/gateway/v1/gateway.proto by Scripts/generate-openapi.py."},
         "paths": dict(sorted(paths.items())),
         "components": {"schemas": dict(sorted(builder.schemas.items())),
+                       "parameters": {"CollectionOwner": {
+                           "name": "PlantGuide-Collection-Owner", "in": "header", "required": False, "schema": {"type": "string"},
+                           "description": "Act on the collection this user shared with the caller (see ShareCollection) "
+                                          "instead of the caller's own."}},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }
     sys.stdout.write(json.dumps(document, indent=1, sort_keys=False) + "\n")

@@ -12,7 +12,11 @@ public final class GatewayRPCService: RPCService {
     public let services: Downstream
     let pending: PendingWork
     let identificationSettings: IdentificationSettingsStore
-    private let limiter: CallerRateLimiter
+    let households: HouseholdStore
+    let authenticator: CallerAuthenticator
+    /// The scheduling service's reminders, for the HTTP front's live streams. Run it beside the HTTP front, after
+    /// it in a service group, so that it ends the streams before the front drains.
+    public let reminders: ReminderRelay
     private let logger: Logger
 
     /// Opens the gateway's database in the data folder and connects to the services.
@@ -22,13 +26,18 @@ public final class GatewayRPCService: RPCService {
         accounts = AccountStore(writer: database)
         pending = PendingWork(writer: database)
         identificationSettings = IdentificationSettingsStore(writer: database)
+        households = HouseholdStore(writer: database)
         services = try Downstream(configuration: configuration)
-        limiter = CallerRateLimiter(perSecond: configuration.callsPerSecond)
+        reminders = try ReminderRelay(endpoints: configuration.reminders.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        })
+        authenticator = CallerAuthenticator(accounts: accounts, households: households,
+                                            limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         self.logger = logger
     }
 
     /// The HTTP/JSON front on `host`:`port`, serving the methods that have HTTP bindings through this service's
-    /// handlers, with /healthz, /readyz, /metrics, /openapi.json and the calendar feeds. A Service: run it beside
+    /// handlers, with /healthz, /readyz, /metrics, /openapi.json, the calendar feeds and the reminder stream. A Service: run it beside
     /// the RPC server.
     public func httpFront(host: String, port: Int, maxBodyBytes: Int, metrics: @escaping @Sendable () -> String,
                           logger: Logger) -> any Service {
@@ -36,6 +45,11 @@ public final class GatewayRPCService: RPCService {
         router.register(self)
         let services = self.services
         let accounts = self.accounts
+        let authenticator = self.authenticator
+        let stream = ReminderStream(relay: reminders) { authorization, owner in
+            try await authenticator.caller(authorization: authorization, collectionOwner: owner, scope: .read,
+                                           deadline: .now + .seconds(10), traceID: nil)
+        }
         let responder = GatewayHTTPResponder(
             router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes, metrics: metrics,
             readiness: { await Readiness.check(services) },
@@ -43,7 +57,8 @@ public final class GatewayRPCService: RPCService {
                 guard let userID = try await accounts.owner(ofCalendarSecret: secret) else { return nil }
                 let caller = Caller(id: userID, deadline: .now + .seconds(10), traceID: nil)
                 return try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.getCalendar, .init(), as: caller).ics
-            })
+            },
+            reminderStream: stream)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }
@@ -59,58 +74,63 @@ public final class GatewayRPCService: RPCService {
         let accountData = AccountDataUseCases(services: services, pending: pending, identificationSettings: identificationSettings)
         let photos = PhotoUseCases(services: services)
         let accounts = self.accounts
-        let limiter = self.limiter
+        let households = self.households
+        let authenticator = self.authenticator
 
         func authenticated<Request, Response>(
-            _ method: RPCMethod<Request, Response>, _ body: @escaping @Sendable (Request, Caller) async throws -> Response
+            _ method: RPCMethod<Request, Response>, _ scope: CollectionScope,
+            _ body: @escaping @Sendable (Request, Caller) async throws -> Response
         ) {
             router.register(method) { request, context in
-                try await body(request, try await Self.caller(context, accounts: accounts, limiter: limiter))
+                let caller = try await authenticator.caller(
+                    authorization: context.metadata["authorization"], collectionOwner: context.metadata[CallerAuthenticator.collectionOwnerKey],
+                    scope: scope, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
+                return try await body(request, caller)
             }
         }
-        authenticated(Methods.identifyPlant) { try await identifyAndStatus.identify($0, as: $1) }
-        authenticated(Methods.savePlant) { try await plants.save($0, as: $1) }
-        authenticated(Methods.getPlantDetails) { try await plants.details($0.plantID, as: $1) }
-        authenticated(Methods.listPlants) { try await plants.list($0, as: $1) }
-        authenticated(Methods.updatePlant) { try await plants.update($0, as: $1) }
-        authenticated(Methods.setFavorite) { try await plants.setFavorite($0, as: $1) }
-        authenticated(Methods.getCareInfo) { try await plants.care($0, as: $1) }
-        authenticated(Methods.deletePlant) { try await plants.delete($0.plantID, as: $1) }
-        authenticated(Methods.addPlantPhoto) { try await photos.add($0, as: $1) }
-        authenticated(Methods.getPhoto) { try await photos.get($0, as: $1) }
-        authenticated(Methods.deletePlantPhoto) { try await photos.delete($0, as: $1) }
-        authenticated(Methods.listTasks) { try await tasks.list($0, as: $1) }
-        authenticated(Methods.completeTasks) { try await tasks.complete($0, as: $1) }
-        authenticated(Methods.getStatus) { await identifyAndStatus.status(as: $1) }
-        authenticated(Methods.createCalendarLink) { _, caller in
+        authenticated(Methods.identifyPlant, .ownOnly) { try await identifyAndStatus.identify($0, as: $1) }
+        authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }
+        authenticated(Methods.getPlantDetails, .read) { try await plants.details($0.plantID, as: $1) }
+        authenticated(Methods.listPlants, .read) { try await plants.list($0, as: $1) }
+        authenticated(Methods.updatePlant, .write) { try await plants.update($0, as: $1) }
+        authenticated(Methods.setFavorite, .write) { try await plants.setFavorite($0, as: $1) }
+        authenticated(Methods.getCareInfo, .read) { try await plants.care($0, as: $1) }
+        authenticated(Methods.deletePlant, .write) { try await plants.delete($0.plantID, as: $1) }
+        authenticated(Methods.addPlantPhoto, .write) { try await photos.add($0, as: $1) }
+        authenticated(Methods.getPhoto, .read) { try await photos.get($0, as: $1) }
+        authenticated(Methods.deletePlantPhoto, .write) { try await photos.delete($0, as: $1) }
+        authenticated(Methods.listTasks, .read) { try await tasks.list($0, as: $1) }
+        authenticated(Methods.completeTasks, .write) { try await tasks.complete($0, as: $1) }
+        authenticated(Methods.snoozeTask, .write) { try await tasks.snooze($0, as: $1) }
+        authenticated(Methods.skipTask, .write) { try await tasks.skip($0, as: $1) }
+        authenticated(Methods.getStatus, .read) { await identifyAndStatus.status(as: $1) }
+        authenticated(Methods.createCalendarLink, .ownOnly) { _, caller in
             let path = try await accounts.newCalendarLink(userID: caller.id)
             return .with { $0.path = path }
         }
-        authenticated(Methods.revokeCalendarLink) { _, caller in
+        authenticated(Methods.revokeCalendarLink, .ownOnly) { _, caller in
             let revoked = try await accounts.revokeCalendarLink(userID: caller.id)
             return .with { $0.revoked = revoked }
         }
-        authenticated(Methods.getSettings) { try await accountData.settings(as: $1) }
-        authenticated(Methods.putSettings) { try await accountData.putSettings($0, as: $1) }
-        authenticated(Methods.exportCollection) { try await accountData.export(as: $1) }
-        authenticated(Methods.importCollection) { try await accountData.importArchive($0, as: $1) }
-        authenticated(Methods.deleteAllData) { try await accountData.deleteAll(as: $1) }
-    }
-
-    /// The user of the call's bearer token, within the token's rate. A "plantguide-user-id" the caller sent is
-    /// never looked at.
-    /// - Throws: UNAUTHENTICATED for a missing, malformed, unknown or revoked token; RESOURCE_EXHAUSTED beyond
-    ///   the token's rate.
-    static func caller(_ context: RPCServerContext, accounts: AccountStore, limiter: CallerRateLimiter) async throws -> Caller {
-        guard let header = context.metadata["authorization"] else {
-            throw RPCError(.unauthenticated, "send \"authorization: Bearer <token>\"; plantguide-gateway users add NAME makes a token")
+        authenticated(Methods.getSettings, .ownOnly) { try await accountData.settings(as: $1) }
+        authenticated(Methods.putSettings, .ownOnly) { try await accountData.putSettings($0, as: $1) }
+        authenticated(Methods.exportCollection, .ownOnly) { try await accountData.export(as: $1) }
+        authenticated(Methods.importCollection, .ownOnly) { try await accountData.importArchive($0, as: $1) }
+        authenticated(Methods.deleteAllData, .ownOnly) { try await accountData.deleteAll(as: $1) }
+        authenticated(Methods.shareCollection, .ownOnly) { request, caller in
+            let share = try await households.share(ownerID: caller.id, memberName: request.memberName, access: request.access)
+            return .with { $0.share = share }
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let owner = try await accounts.owner(ofToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
-            throw RPCError(.unauthenticated, "the bearer token is unknown or revoked")
+        authenticated(Methods.listShares, .ownOnly) { _, caller in
+            let shares = try await households.shares(of: caller.id)
+            return .with {
+                $0.given = shares.given
+                $0.received = shares.received
+            }
         }
-        try limiter.admit(tokenID: owner.tokenID)
-        return Caller(id: owner.userID, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
+        authenticated(Methods.revokeShare, .ownOnly) { request, caller in
+            let revoked = try await households.revoke(ownerID: caller.id, memberName: request.memberName)
+            return .with { $0.revoked = revoked }
+        }
     }
 }

@@ -41,6 +41,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Scheduling target (env PLANTGUIDE_SCHEDULING). Default: tcp://127.0.0.1:7004.", valueName: "target"))
     var scheduling: String?
     @Option(name: .long, help: ArgumentHelp(
+        "Scheduling's reminder PUB endpoints, comma-separated, relayed to GET /v1/reminders/stream (env PLANTGUIDE_REMINDERS). "
+            + "Default: tcp://127.0.0.1:7014.", valueName: "endpoints"))
+    var reminders: String?
+    @Option(name: .long, help: ArgumentHelp(
         "Milliseconds between retries of interrupted deletions and care lookups (env PLANTGUIDE_RETRY_INTERVAL_MS). Default: 2000.",
         valueName: "ms"))
     var retryIntervalMs: Int?
@@ -61,6 +65,7 @@ struct Serve: AsyncParsableCommand {
         if let target = setting(caredata, "PLANTGUIDE_CAREDATA", in: environment) { configuration.caredata = target }
         if let target = setting(collection, "PLANTGUIDE_COLLECTION", in: environment) { configuration.collection = target }
         if let target = setting(scheduling, "PLANTGUIDE_SCHEDULING", in: environment) { configuration.scheduling = target }
+        if let endpoints = setting(reminders, "PLANTGUIDE_REMINDERS", in: environment) { configuration.reminders = endpoints }
         let intervalText = setting(retryIntervalMs.map(String.init), "PLANTGUIDE_RETRY_INTERVAL_MS", in: environment) ?? "2000"
         guard let interval = Int(intervalText), (10...600_000).contains(interval) else {
             throw ValidationError("the retry interval must be 10 to 600000 ms, not '\(intervalText)'")
@@ -81,7 +86,10 @@ struct Serve: AsyncParsableCommand {
             let gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
             let http = gateway.httpFront(host: httpHost, port: port, maxBodyBytes: resolved.maxMessageSize, metrics: environment.scrapeMetrics,
                                          logger: environment.logger)
-            return ServiceSet(rpc: [gateway], background: [SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http])
+            // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
+            return ServiceSet(rpc: [gateway], background: [
+                SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
+            ])
         }
     }
 }

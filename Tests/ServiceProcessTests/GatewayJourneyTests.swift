@@ -18,17 +18,22 @@ struct GatewayJourneyTests {
         let client: RPCClient
         /// The HTTP/JSON front, e.g. http://127.0.0.1:40123.
         let httpBase: URL
+        /// Scheduling's reminder PUB endpoint, which the gateway relays.
+        let remindersEndpoint: String
 
         init(gatewayExtra: [String: String] = [:]) async throws {
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
             var services: [String: ServiceProcess] = [:]
+            let remindersEndpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+            self.remindersEndpoint = remindersEndpoint
             for name in ["identification", "caredata", "collection", "scheduling"] {
                 services[name] = try await ServiceProcess(
                     "plantguide-\(name)", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
                     environment: [
                         "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
-                        "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())",
+                        "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint,
+                        "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
                     ])
             }
             self.services = services
@@ -39,7 +44,7 @@ struct GatewayJourneyTests {
             gatewayEnvironment = [
                 "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
                 "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
-                "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)",
+                "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)", "PLANTGUIDE_REMINDERS": remindersEndpoint,
             ].merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
             client = try RPCClient(target: gateway.endpoint)
@@ -77,7 +82,7 @@ struct GatewayJourneyTests {
         func restart(_ name: String) async throws -> ServiceProcess {
             let old = services[name]!
             return try await ServiceProcess("plantguide-\(name)", endpoint: old.endpoint, dataDirectory: old.dataDirectory,
-                                            environment: ["PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"])
+                                            environment: ["PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint])
         }
 
         func stop() async {

@@ -1,8 +1,8 @@
 import GRDB
 import PlantGuideStorage
 
-/// The gateway's own SQLite database (WAL): accounts, tokens and calendar links, and the cross-service work still
-/// to finish (deletions and care lookups that a service being down interrupted).
+/// The gateway's own SQLite database (WAL): accounts, tokens, calendar links, households' shares, and the
+/// cross-service work still to finish (deletions and care lookups that a service being down interrupted).
 public enum GatewayDatabase {
     public static func open(path: String) throws -> DatabasePool {
         try ServiceDatabase.open(path: path, migrator: migrator)
@@ -57,6 +57,18 @@ public enum GatewayDatabase {
                     userID TEXT PRIMARY KEY,
                     message BLOB NOT NULL
                 );
+                """)
+        }
+        migrator.registerMigration("v4: households") { db in
+            try db.execute(sql: """
+                CREATE TABLE share (
+                    ownerID TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    memberID TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    readWrite INTEGER NOT NULL,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (ownerID, memberID)
+                );
+                CREATE INDEX shareByMember ON share (memberID);
                 """)
         }
         return migrator

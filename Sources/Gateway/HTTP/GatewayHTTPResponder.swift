@@ -4,8 +4,9 @@ import PlantGuideProtos
 import PlantGuideRPC
 
 /// The gateway's HTTP/JSON front: every gateway method with a `google.api.http` binding, transcoded to the same
-/// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics and
-/// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py).
+/// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics,
+/// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py), the calendar feeds and the
+/// reminder stream.
 /// Bearer tokens travel as the Authorization header; CORS lets browser apps call it.
 struct GatewayHTTPResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -22,6 +23,7 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let metricsText: @Sendable () -> String
     /// The iCalendar feed of a calendar secret's owner; nil for an unknown or revoked secret.
     private let calendar: @Sendable (String) async throws -> String?
+    private let reminderStream: ReminderStream
     /// `Resources/openapi.json`, read once.
     private let openAPIDocument: Data
     private let maxBodyBytes: Int
@@ -29,7 +31,7 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
          metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
-         calendar: @escaping @Sendable (String) async throws -> String?) {
+         calendar: @escaping @Sendable (String) async throws -> String?, reminderStream: ReminderStream) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -39,6 +41,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.readiness = readiness
         metricsText = metrics
         self.calendar = calendar
+        self.reminderStream = reminderStream
         openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
@@ -56,6 +59,7 @@ struct GatewayHTTPResponder: HTTPResponder {
                             body: .init(byteBuffer: ByteBuffer(string: metricsText())))
         default: break
         }
+        if path == ReminderStream.path { return await reminderStream.response(to: request) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
             return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)))
         }
@@ -81,6 +85,7 @@ struct GatewayHTTPResponder: HTTPResponder {
                                                      pathVariables: variables, query: query)
             var metadata: [String: String] = [:]
             if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
+            if let owner = request.headers[Self.collectionOwner] { metadata[CallerAuthenticator.collectionOwnerKey] = owner }
             let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout)
             if let error = outcome.error { return Self.failure(error) }
             if !route.binding.responseBody.isEmpty {
@@ -137,10 +142,12 @@ struct GatewayHTTPResponder: HTTPResponder {
         return response
     }
 
+    static let collectionOwner = HTTPFields.Element.Name(CallerAuthenticator.collectionOwnerKey)!
+
     static func cors(_ response: Response) -> Response {
         var response = response
         response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlAllowHeaders] = "authorization, content-type"
+        response.headers[.accessControlAllowHeaders] = "authorization, content-type, plantguide-collection-owner"
         response.headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
         return response
     }

@@ -2,7 +2,7 @@ import Foundation
 import PlantGuideProtos
 import PlantGuideRPC
 
-/// The task screens: today, upcoming and overdue across the plants, and completing tasks.
+/// The task screens: today, upcoming and overdue across the plants; completing, snoozing and skipping tasks.
 struct TaskUseCases: Sendable {
     typealias Scheduling = Plantguide_Scheduling_V1_SchedulingService
 
@@ -34,6 +34,28 @@ struct TaskUseCases: Sendable {
             $0.completed = done.completed
             $0.planned = done.planned
         }
+    }
+
+    /// - Throws: INVALID_ARGUMENT for no task id, hours outside 1–720 or neither hours nor a date.
+    func snooze(_ request: Plantguide_Gateway_V1_SnoozeTaskRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_SnoozeTaskResponse {
+        guard !request.taskID.isEmpty else { throw RPCError.invalidArgument("task_id", .required, "task_id is empty") }
+        var forward = Plantguide_Scheduling_V1_SnoozeTaskRequest.with { $0.taskID = request.taskID }
+        switch request.until {
+        case .hours(let hours)?:
+            guard (1...720).contains(hours) else { throw RPCError.invalidArgument("hours", .outOfRange, "hours must be from 1 to 720") }
+            forward.hours = hours
+        case .date(let date)?: forward.date = date
+        case nil: throw RPCError.invalidArgument("until", .required, "give hours, or a date as YYYY-MM-DD")
+        }
+        let snoozed = try await services.call(services.scheduling, Scheduling.snoozeTask, forward, as: caller)
+        return .with { $0.task = snoozed.task }
+    }
+
+    /// - Throws: INVALID_ARGUMENT for no task id.
+    func skip(_ request: Plantguide_Gateway_V1_SkipTaskRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_SkipTaskResponse {
+        guard !request.taskID.isEmpty else { throw RPCError.invalidArgument("task_id", .required, "task_id is empty") }
+        let skipped = try await services.call(services.scheduling, Scheduling.skipTask, .with { $0.taskID = request.taskID }, as: caller)
+        return .with { $0.task = skipped.task }
     }
 
     /// Plant id -> the name its schedule carries (kept current by the gateway's saves and renames).

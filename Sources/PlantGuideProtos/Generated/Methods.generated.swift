@@ -260,6 +260,20 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "POST", path: "/v1/tasks:complete", body: "*")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/SnoozeTask`
+    public static let snoozeTask = RPCMethod<Plantguide_Gateway_V1_SnoozeTaskRequest, Plantguide_Gateway_V1_SnoozeTaskResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/SnoozeTask",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/tasks/{task_id}:snooze", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/SkipTask` (idempotent)
+    public static let skipTask = RPCMethod<Plantguide_Gateway_V1_SkipTaskRequest, Plantguide_Gateway_V1_SkipTaskResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/SkipTask",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/tasks/{task_id}:skip", body: "*")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetSettings` (idempotent)
     public static let getSettings = RPCMethod<Plantguide_Gateway_V1_GetSettingsRequest, Plantguide_Gateway_V1_GetSettingsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetSettings",
@@ -309,6 +323,27 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "DELETE", path: "/v1/calendar-link", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/ShareCollection` (idempotent)
+    public static let shareCollection = RPCMethod<Plantguide_Gateway_V1_ShareCollectionRequest, Plantguide_Gateway_V1_ShareCollectionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ShareCollection",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "PUT", path: "/v1/shares/{member_name}", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ListShares` (idempotent)
+    public static let listShares = RPCMethod<Plantguide_Gateway_V1_ListSharesRequest, Plantguide_Gateway_V1_ListSharesResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListShares",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/shares", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/RevokeShare` (idempotent)
+    public static let revokeShare = RPCMethod<Plantguide_Gateway_V1_RevokeShareRequest, Plantguide_Gateway_V1_RevokeShareResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/RevokeShare",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/shares/{member_name}", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetStatus` (idempotent)
     public static let getStatus = RPCMethod<Plantguide_Gateway_V1_GetStatusRequest, Plantguide_Gateway_V1_GetStatusResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetStatus",
@@ -317,7 +352,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

@@ -13,8 +13,16 @@
 /// Every method needs "authorization: Bearer <token>" in the metadata (UNAUTHENTICATED otherwise; tokens come from
 /// `plantguide-gateway users add NAME`). Each token may make --rate-limit calls a second (default 50, bursts of
 /// twice that); beyond it calls are RESOURCE_EXHAUSTED with ErrorInfo reason RATE_LIMITED and a RetryInfo.
-/// A "plantguide-user-id" sent by a caller is ignored: the gateway sets it for the services it calls, from the token. Each call to a service gets the caller's remaining deadline; a
-/// service that is down makes the method UNAVAILABLE (with an ErrorInfo naming it in metadata "service") quickly.
+/// A "plantguide-user-id" sent by a caller is ignored: the gateway sets it for the services it calls, from the
+/// token. Each call to a service gets the caller's remaining deadline; a service that is down makes the method
+/// UNAVAILABLE (with an ErrorInfo naming it in metadata "service") quickly.
+///
+/// Households: a collection shared with the caller (ShareCollection) is used by sending its owner's user name in
+/// the metadata "plantguide-collection-owner" (the HTTP header PlantGuide-Collection-Owner). The methods on
+/// plants, photos, care info and tasks then act on the owner's collection: reading needs any share, writing a
+/// read-write one. A share that does not exist, or writing with a read-only one, is PERMISSION_DENIED; the
+/// person's own settings, identification, export, import, deletion, calendar links and shares refuse the header
+/// (PERMISSION_DENIED), since they are never shared.
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -373,6 +381,100 @@ public nonisolated struct Plantguide_Gateway_V1_CompleteTasksResponse: Sendable 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SnoozeTaskRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var taskID: String = String()
+
+  public var until: Plantguide_Gateway_V1_SnoozeTaskRequest.OneOf_Until? = nil
+
+  /// Put off by this many hours (1 to 720).
+  public var hours: UInt32 {
+    get {
+      if case .hours(let v)? = until {return v}
+      return 0
+    }
+    set {until = .hours(newValue)}
+  }
+
+  /// Put off to this local date (YYYY-MM-DD), after the task's due date.
+  public var date: String {
+    get {
+      if case .date(let v)? = until {return v}
+      return String()
+    }
+    set {until = .date(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Until: Equatable, Sendable {
+    /// Put off by this many hours (1 to 720).
+    case hours(UInt32)
+    /// Put off to this local date (YYYY-MM-DD), after the task's due date.
+    case date(String)
+
+  }
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SnoozeTaskResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var task: Plantguide_Scheduling_V1_CareTask {
+    get {_task ?? Plantguide_Scheduling_V1_CareTask()}
+    set {_task = newValue}
+  }
+  /// Returns true if `task` has been explicitly set.
+  public var hasTask: Bool {self._task != nil}
+  /// Clears the value of `task`. Subsequent reads from it will return its default value.
+  public mutating func clearTask() {self._task = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _task: Plantguide_Scheduling_V1_CareTask? = nil
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SkipTaskRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var taskID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_SkipTaskResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var task: Plantguide_Scheduling_V1_CareTask {
+    get {_task ?? Plantguide_Scheduling_V1_CareTask()}
+    set {_task = newValue}
+  }
+  /// Returns true if `task` has been explicitly set.
+  public var hasTask: Bool {self._task != nil}
+  /// Clears the value of `task`. Subsequent reads from it will return its default value.
+  public mutating func clearTask() {self._task = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _task: Plantguide_Scheduling_V1_CareTask? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_GetStatusRequest: Sendable {
@@ -1513,6 +1615,166 @@ nonisolated extension Plantguide_Gateway_V1_CompleteTasksResponse: SwiftProtobuf
   public static func ==(lhs: Plantguide_Gateway_V1_CompleteTasksResponse, rhs: Plantguide_Gateway_V1_CompleteTasksResponse) -> Bool {
     if lhs.completed != rhs.completed {return false}
     if lhs.planned != rhs.planned {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SnoozeTaskRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SnoozeTaskRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}task_id\0\u{1}hours\0\u{1}date\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.taskID) }()
+      case 2: try {
+        var v: UInt32?
+        try decoder.decodeSingularUInt32Field(value: &v)
+        if let v = v {
+          if self.until != nil {try decoder.handleConflictingOneOf()}
+          self.until = .hours(v)
+        }
+      }()
+      case 3: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.until != nil {try decoder.handleConflictingOneOf()}
+          self.until = .date(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.taskID.isEmpty {
+      try visitor.visitSingularStringField(value: self.taskID, fieldNumber: 1)
+    }
+    switch self.until {
+    case .hours?: try {
+      guard case .hours(let v)? = self.until else { preconditionFailure() }
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 2)
+    }()
+    case .date?: try {
+      guard case .date(let v)? = self.until else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 3)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_SnoozeTaskRequest, rhs: Plantguide_Gateway_V1_SnoozeTaskRequest) -> Bool {
+    if lhs.taskID != rhs.taskID {return false}
+    if lhs.until != rhs.until {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SnoozeTaskResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SnoozeTaskResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}task\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._task) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._task {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_SnoozeTaskResponse, rhs: Plantguide_Gateway_V1_SnoozeTaskResponse) -> Bool {
+    if lhs._task != rhs._task {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SkipTaskRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SkipTaskRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}task_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.taskID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.taskID.isEmpty {
+      try visitor.visitSingularStringField(value: self.taskID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_SkipTaskRequest, rhs: Plantguide_Gateway_V1_SkipTaskRequest) -> Bool {
+    if lhs.taskID != rhs.taskID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_SkipTaskResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SkipTaskResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}task\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._task) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._task {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_SkipTaskResponse, rhs: Plantguide_Gateway_V1_SkipTaskResponse) -> Bool {
+    if lhs._task != rhs._task {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,56 @@
+import Foundation
+import PlantGuideRPC
+
+/// What a method does with a collection, which decides whether a household member may call it on a collection
+/// shared with them.
+enum CollectionScope: Sendable {
+    /// Reads the collection (plants, photos, care, tasks): any share will do.
+    case read
+    /// Changes the collection: a read-write share is needed.
+    case write
+    /// The person's own affairs (settings, identification, export, import, deletion, calendar links, shares):
+    /// never done for another.
+    case ownOnly
+}
+
+/// Turns a call's bearer token, and the collection owner it names, into the ``Caller`` the use cases run as.
+struct CallerAuthenticator: Sendable {
+    /// The metadata key (HTTP header) naming the owner of a shared collection to act on.
+    static let collectionOwnerKey = "plantguide-collection-owner"
+
+    let accounts: AccountStore
+    let households: HouseholdStore
+    let limiter: CallerRateLimiter
+
+    /// The caller, as the owner of the collection to act on: the token's user, or the user named by
+    /// `collectionOwner` when they shared their collection with the token's user as `scope` needs. A
+    /// "plantguide-user-id" the caller sent is never looked at.
+    /// - Throws: UNAUTHENTICATED for a missing, malformed, unknown or revoked token; RESOURCE_EXHAUSTED beyond the
+    ///   token's rate; PERMISSION_DENIED for a collection not shared with the caller, a write with a read-only
+    ///   share, or an own-only method sent for another's collection.
+    func caller(authorization: String?, collectionOwner: String?, scope: CollectionScope,
+                deadline: ContinuousClock.Instant, traceID: String?) async throws -> Caller {
+        guard let authorization else {
+            throw RPCError(.unauthenticated, "send \"authorization: Bearer <token>\"; plantguide-gateway users add NAME makes a token")
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+              let token = try await accounts.owner(ofToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw RPCError(.unauthenticated, "the bearer token is unknown or revoked")
+        }
+        try limiter.admit(tokenID: token.tokenID)
+        let owner = collectionOwner?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard !owner.isEmpty else { return Caller(id: token.userID, deadline: deadline, traceID: traceID) }
+        guard scope != .ownOnly else {
+            throw RPCError(.permissionDenied, "settings, identification, export, import, deletion, calendar links and shares are "
+                           + "each person's own: call without \(Self.collectionOwnerKey)")
+        }
+        guard let share = try await households.access(ownerName: owner, memberID: token.userID) else {
+            throw RPCError(.permissionDenied, "no collection of a user '\(owner)' is shared with you")
+        }
+        guard scope == .read || share.readWrite else {
+            throw RPCError(.permissionDenied, "'\(owner)' shared their collection with you read-only")
+        }
+        return Caller(id: share.ownerID, deadline: deadline, traceID: traceID)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import PlantGuideRPC
+
+/// `GET /v1/reminders/stream`: the caller's reminders as Server-Sent Events, relayed by a ``ReminderRelay``.
+///
+/// Each reminder is an event "reminder" whose id is the reminder's id (stable across redeliveries: deduplicate on
+/// it) and whose data is the `plantguide.scheduling.v1.Reminder` in proto3 JSON; a comment line every keep-alive
+/// interval. The token comes as the Authorization header or, for browsers' EventSource (which sends no headers),
+/// the query parameter `access_token`; a shared collection's owner as the PlantGuide-Collection-Owner header or
+/// the query parameter `collection_owner`.
+struct ReminderStream: Sendable {
+    static let path = "/v1/reminders/stream"
+
+    let relay: ReminderRelay
+    /// The user whose reminders the caller may read, given the Authorization value and the collection owner.
+    let authenticate: @Sendable (_ authorization: String?, _ collectionOwner: String?) async throws -> Caller
+
+    func response(to request: Request) async -> Response {
+        guard request.method == .get else {
+            var refusal = GatewayHTTPResponder.failure(RPCError(.unimplemented, "\(request.method) is not allowed on \(Self.path)"),
+                                                       status: .methodNotAllowed)
+            refusal.headers[.allow] = "GET, OPTIONS"
+            return refusal
+        }
+        let query = request.uri.queryParameters
+        let authorization = request.headers[.authorization] ?? query["access_token"].map { "Bearer \($0)" }
+        let owner = request.headers[GatewayHTTPResponder.collectionOwner] ?? query["collection_owner"].map(String.init)
+        let caller: Caller
+        do {
+            caller = try await authenticate(authorization, owner)
+        } catch let error as RPCError {
+            return GatewayHTTPResponder.failure(error)
+        } catch {
+            return GatewayHTTPResponder.failure(RPCError(.internal, "the caller could not be checked"))
+        }
+        let events = relay.events(for: caller.id)
+        let body = ResponseBody { writer in
+            // A first line at once, so that the client (and any proxy) sees the stream open.
+            try await writer.write(ByteBuffer(string: ": reminders as they fall due\n\n"))
+            for await event in events {
+                switch event {
+                case .keepAlive:
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                case .reminder(let reminder):
+                    let json = try reminder.jsonString()
+                    try await writer.write(ByteBuffer(string: "event: reminder\nid: \(reminder.id)\ndata: \(json)\n\n"))
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return GatewayHTTPResponder.cors(Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body))
+    }
+}

@@ -1,0 +1,67 @@
+import CZeroMQ
+import Foundation
+import Glibc
+import Synchronization
+
+/// A ZeroMQ SUB socket reading an event stream (reminders) that ``Publisher``s send: messages of two frames, topic
+/// and payload, whose topic starts with the subscribed prefix. It runs on a thread of its own (receiving blocks),
+/// connected to every publisher endpoint given, and hands each message to `deliver` there. ZeroMQ reconnects by
+/// itself when a publisher restarts; messages published while it was away are lost, as PUB/SUB does.
+public final class Subscriber: Sendable {
+    private final class StopFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+    private let stopped = StopFlag()
+
+    /// Connects to `endpoints`, subscribes to `topicPrefix`, and calls `deliver(topic, payload)` for every message,
+    /// and `tick()` about every `tickInterval`, on the subscriber's thread until ``close()``.
+    /// - Throws: ``RPCError`` with INVALID_ARGUMENT when an endpoint is malformed.
+    public init(connectingTo endpoints: [String], topicPrefix: String, tickInterval: Duration = .milliseconds(250),
+                tick: @escaping @Sendable () -> Void = {}, deliver: @escaping @Sendable (String, [UInt8]) -> Void) throws {
+        let socket: ZMQSocket
+        do {
+            socket = try ZMQSocket(type: ZMQ_SUB)
+            try socket.set(ZMQ_RCVHWM, 100_000)
+            try socket.set(ZMQ_RCVTIMEO, Int32(tickInterval.components.seconds * 1_000 + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+            for endpoint in endpoints { try socket.connect(endpoint) }
+            try Array(topicPrefix.utf8).withUnsafeBytes { prefix in
+                guard zmq_setsockopt(socket.handle, ZMQ_SUBSCRIBE, prefix.baseAddress, prefix.count) == 0 else {
+                    throw ZMQError.last("zmq_setsockopt ZMQ_SUBSCRIBE")
+                }
+            }
+        } catch {
+            throw RPCError.invalidArgument("endpoint", .invalidFormat, "cannot subscribe to \(endpoints.joined(separator: ",")): \(error)")
+        }
+        let box = ZMQSocketBox(socket: socket)
+        let thread = Thread { [stopped] in
+            Self.receive(on: box.socket, until: stopped, tick: tick, deliver: deliver)
+            box.socket.close()
+        }
+        thread.name = "zmq-subscriber"
+        thread.start()
+    }
+
+    /// Stops receiving; the thread closes the socket within one tick.
+    public func close() {
+        stopped.value.store(true, ordering: .releasing)
+    }
+
+    private static func receive(on socket: ZMQSocket, until stopped: StopFlag, tick: () -> Void,
+                                deliver: (String, [UInt8]) -> Void) {
+        var message = zmq_msg_t()
+        var frames: [[UInt8]] = []
+        while !stopped.value.load(ordering: .acquiring) {
+            zmq_msg_init(&message)
+            defer { zmq_msg_close(&message) }
+            guard zmq_msg_recv(&message, socket.handle, 0) >= 0 else {
+                frames.removeAll()
+                tick()  // a timeout (EAGAIN) or a signal (EINTR): either way, time to look at the clock
+                continue
+            }
+            frames.append(Array(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
+            guard zmq_msg_more(&message) == 0 else { continue }
+            if frames.count == 2 { deliver(String(decoding: frames[0], as: UTF8.self), frames[1]) }
+            frames.removeAll()
+        }
+    }
+}
