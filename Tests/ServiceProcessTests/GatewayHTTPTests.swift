@@ -210,6 +210,48 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("the reminder stream: a reminder falling due reaches its user's stream as an SSE event, and no one else's")
+    func reminderStream() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        let ana = try await stack.token(for: "ana")
+        let bob = try await stack.token(for: "bob")
+        try await waitForHTTP(stack)
+        let port = try #require(stack.httpBase.port)
+        let refused = try EventStreamReader(port: port, path: "/v1/reminders/stream")
+        let anas = try EventStreamReader(port: port, path: "/v1/reminders/stream", headers: ["Authorization": "Bearer \(ana)"])
+        let bobs = try EventStreamReader(port: port, path: "/v1/reminders/stream?access_token=\(bob)")
+        let opened = ": reminders as they fall due"
+        #expect(await anas.text(until: { $0.contains(opened) }, timeout: .seconds(10)).contains("text/event-stream"))
+        #expect(await bobs.text(until: { $0.contains(opened) }, timeout: .seconds(10)).contains(opened))
+        #expect(await refused.text(until: { $0.contains("\r\n\r\n") }, timeout: .seconds(10)).hasPrefix("HTTP/1.1 401"))
+
+        // Reminders at the minute just gone (UTC), so that the plant's first task due today reminds at once.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let parts = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
+        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
+            ? "00:00" : String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        let settings = try await send(stack, "PATCH", "/v1/settings", token: ana, json: """
+            {"settings": {"notifyTime": "\(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}
+            """)
+        #expect(settings.status == 200, "\(settings.body)")
+        let saved = try await send(stack, "PUT", "/v1/plants/p1", token: ana, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
+        let tasks = saved.body["tasks"] as? [[String: Any]] ?? []
+        let today = Date().formatted(.iso8601.year().month().day())
+        #expect(tasks.contains { $0["dueDate"] as? String == today }, "a task is due today: \(tasks.map { $0["dueDate"] ?? "?" })")
+
+        let stream = await anas.text(until: { text in
+            text.range(of: "event: reminder").map { text[$0.upperBound...].contains("\n\n") } ?? false
+        }, timeout: .seconds(15))
+        let data = try #require(stream.components(separatedBy: "\n").first { $0.hasPrefix("data: ") }, "no reminder in: \(stream)")
+        let reminder = try JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any]
+        #expect(reminder?["plantName"] as? String == "Fig" && (reminder?["task"] as? [String: Any])?["plantId"] as? String == "p1")
+        #expect(stream.contains("id: \(reminder?["id"] as? String ?? "?")"))
+        let bobsStream = await bobs.text(until: { $0.contains("event: reminder") }, timeout: .milliseconds(500))
+        #expect(!bobsStream.contains("event: reminder"), "Bob's stream got Ana's reminder")
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])
