@@ -8,10 +8,10 @@ import Testing
 struct GatewayHTTPTests {
     private let http = CurlHTTPClient()
 
-    private func send(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, token: String?, json: String? = nil)
-        async throws -> (status: Int, body: [String: Any], headers: [String: String])
+    private func send(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, token: String?, json: String? = nil,
+                      extra: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], headers: [String: String])
     {
-        var headers = ["Content-Type": "application/json"]
+        var headers = extra.merging(["Content-Type": "application/json"]) { $1 }
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let url = URL(string: stack.httpBase.absoluteString + path)!
         let response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: json.map { Data($0.utf8) }),
@@ -30,16 +30,24 @@ struct GatewayHTTPTests {
         Issue.record("the HTTP front did not come up")
     }
 
-    @Test("save, list, detail, complete and delete a plant over HTTP; errors map to HTTP statuses with their field violations")
+    @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses")
     func journey() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         let token = try await stack.token(for: "ana")
+        let bob = try await stack.token(for: "bob")
         try await waitForHTTP(stack)
 
         let ready = try await send(stack, "GET", "/readyz", token: nil)
         #expect(ready.status == 200 && ready.body["ready"] as? Bool == true)
         let anonymous = try await send(stack, "GET", "/v1/plants", token: nil)
         #expect(anonymous.status == 401 && (anonymous.body["error"] as? [String: Any])?["status"] as? String == "UNAUTHENTICATED")
+
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240)).base64EncodedString()
+        let identified = try await send(stack, "POST", "/v1/identifications", token: token,
+                                        json: #"{"images": [{"data": "\#(photo)", "organ": "ORGAN_LEAF"}], "method": "IDENTIFICATION_METHOD_PLANTNET"}"#)
+        let candidates = (identified.body["identification"] as? [String: Any])?["candidates"] as? [[String: Any]] ?? []
+        #expect(identified.status == 200 && candidates.first?["scientificName"] as? String == "Hibiscus rosa-sinensis", "\(identified.body)")
+        #expect(identified.body["careInfo"] != nil)
 
         let saved = try await send(stack, "PUT", "/v1/plants/p9", token: token,
                                    json: #"{"plant": {"scientificName": "Monstera deliciosa", "customName": "Monty"}}"#)
@@ -65,10 +73,23 @@ struct GatewayHTTPTests {
         let garbage = try await send(stack, "PUT", "/v1/plants/p11", token: token, json: "{not json")
         #expect(garbage.status == 400)
 
+        // Bob, sharing Ana's collection read-only, reads it through the header and is refused a delete (403).
+        let shared = try await send(stack, "PUT", "/v1/shares/bob", token: token, json: #"{"access": "SHARE_ACCESS_READ_ONLY"}"#)
+        let asAna = ["PlantGuide-Collection-Owner": "ana"]
+        let bobReads = try await send(stack, "GET", "/v1/plants/p9", token: bob, extra: asAna)
+        let bobDeletes = try await send(stack, "DELETE", "/v1/plants/p9", token: bob, extra: asAna)
+        #expect(shared.status == 200 && bobReads.status == 200 && bobDeletes.status == 403, "\(bobDeletes.body)")
+
         let deleted = try await send(stack, "DELETE", "/v1/plants/p9", token: token)
         #expect(deleted.status == 200 && deleted.body["deleted"] as? Bool == true)
         let gone = try await send(stack, "GET", "/v1/plants/p9", token: token)
         #expect(gone.status == 404)
+        _ = try await send(stack, "PUT", "/v1/plants/p12", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata"}}"#)
+        let erased = try await send(stack, "DELETE", "/v1/data", token: token)
+        let nothingLeft = try await send(stack, "GET", "/v1/tasks?view=VIEW_OPEN", token: token)
+        let noPlants = try await send(stack, "GET", "/v1/plants", token: token)
+        #expect(erased.status == 200 && erased.body["plantsDeleted"] as? Int == 1 && (erased.body["tasksDeleted"] as? Int ?? 0) > 0)
+        #expect((nothingLeft.body["tasks"] as? [Any] ?? []).isEmpty && ((noPlants.body["page"] as? [String: Any])?["plants"] as? [Any] ?? []).isEmpty)
 
         let unknownRoute = try await send(stack, "GET", "/v1/nothing", token: token)
         let wrongVerb = try await send(stack, "POST", "/v1/plants/p9", token: token, json: "{}")
