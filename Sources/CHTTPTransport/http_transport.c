@@ -43,13 +43,26 @@ static size_t on_header(char *bytes, size_t size, size_t count, void *context) {
     return append(headers, bytes, size * count) ? size * count : 0;
 }
 
+typedef struct {
+    pg_http_progress report;
+    void *context;
+} progress_target;
+
+static int on_progress(void *context, curl_off_t download_total, curl_off_t downloaded, curl_off_t upload_total,
+                       curl_off_t uploaded) {
+    progress_target *target = context;
+    target->report(target->context, (long long)download_total, (long long)downloaded, (long long)upload_total,
+                   (long long)uploaded);
+    return 0;
+}
+
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 
 static void initialise(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_result *result) {
+                    pg_http_progress progress, void *progress_context, pg_http_result *result) {
     pthread_once(&initialised, initialise);
     memset(result, 0, sizeof *result);
     CURL *curl = curl_easy_init();
@@ -79,6 +92,12 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body_length ? body : "");
     }
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    progress_target target = {.report = progress, .context = progress_context};
+    if (progress != NULL) {
+        curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &target);
+        curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    }
 
     CURLcode code = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);

@@ -31,7 +31,7 @@ public final class GatewayRPCService: RPCService {
         reminders = try ReminderRelay(endpoints: configuration.reminders.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         })
-        authenticator = CallerAuthenticator(accounts: accounts, households: households,
+        authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         self.logger = logger
     }

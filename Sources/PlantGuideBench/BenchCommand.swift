@@ -13,7 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
         subcommands: [
             Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self, ScheduleBench.self, DueQueryBench.self,
-            InferenceBench.self, IdentifyBench.self, PhotoCommand.self,
+            InferenceBench.self, IdentifyBench.self, PhotoCommand.self, HTTPLoad.self,
         ])
 }
 
@@ -109,7 +109,7 @@ struct Call: AsyncParsableCommand {
 
     @Option(help: "Server endpoint.") var target: String
     @Option(help: "Method path, e.g. /plantguide.health.v1.Health/Check.") var method: String
-    @Option(help: "Request in proto3 JSON.") var json = "{}"
+    @Option(help: "Request in proto3 JSON; \"{n}\" in it becomes a number unique to each call.") var json = "{}"
     @Option(help: "Calls in flight.") var inflight = 1
     @Option(help: "Seconds to measure.") var duration = 3.0
     @Option(help: "Seconds to warm up first.") var warmup = 1.0
@@ -127,12 +127,19 @@ struct Call: AsyncParsableCommand {
         guard let known = PlantGuideMethods.all.first(where: { $0.path == method }) else {
             throw ValidationError("\(method) is not a method of the contract")
         }
-        let payload = try known.requestType.init(jsonString: json).serializedData()
+        let payload = try known.requestType.init(jsonString: json.replacingOccurrences(of: "{n}", with: "0")).serializedData()
         let client = try RPCClient(target: target)
         defer { client.close() }
         let path = method
+        let template = json
+        let varies = json.contains("{n}")
+        let numbers = UniqueNumbers()
         let call: @Sendable () async throws -> Void = {
-            _ = try await client.call(path: path, payload: payload, isIdempotent: known.isIdempotent, options: options)
+            // "{n}": a request of its own each call (a new plant id for a save), encoded in the timed part.
+            let body = varies
+                ? try known.requestType.init(jsonString: template.replacingOccurrences(of: "{n}", with: String(numbers.next()))).serializedData()
+                : payload
+            _ = try await client.call(path: path, payload: body, isIdempotent: known.isIdempotent, options: options)
         }
         try await call()
         _ = try await closedLoop(inflight: inflight, seconds: warmup, call)

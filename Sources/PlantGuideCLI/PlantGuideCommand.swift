@@ -9,7 +9,7 @@ struct PlantGuideCommand: AsyncParsableCommand {
         discussion: "Start with: plantguide login http://127.0.0.1:7080 <token from plantguide-gateway users add NAME>",
         subcommands: [
             LoginCommand.self, IdentifyCommand.self, PlantsCommand.self, CareCommand.self, TasksCommand.self, DoneCommand.self,
-            ExportCommand.self, ImportCommand.self,
+            ExportCommand.self, ImportCommand.self, ShareCommand.self, UnshareCommand.self, SharesCommand.self,
             RPCCommand.self, LoadtestCommand.self,
         ])
 }

@@ -45,6 +45,14 @@ extension HTTPClient {
     }
 }
 
+/// How far a transfer got, in bytes; a total is 0 while it is unknown.
+public struct HTTPProgress: Sendable {
+    public var downloadTotal: Int64
+    public var downloaded: Int64
+    public var uploadTotal: Int64
+    public var uploaded: Int64
+}
+
 /// A transport failure: no HTTP response at all.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public enum Code: Sendable { case timedOut, transport }
@@ -69,28 +77,48 @@ public final class CurlHTTPClient: HTTPClient {
 
     /// The time-out covers the whole exchange, connecting included, to the millisecond (at least 1 ms).
     public func send(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+        try await send(request, timeout: timeout, progress: nil)
+    }
+
+    /// `send`, telling `progress` how far the transfer got, often (for a progress bar), on the transfer's thread.
+    public func send(_ request: HTTPRequest, timeout: Duration, progress: (@Sendable (HTTPProgress) -> Void)?) async throws -> HTTPResponse {
         let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
         let maxBodyBytes = self.maxBodyBytes
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes))
+                continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes, progress: progress))
             }
             thread.name = "plantguide-http"
             thread.start()
         }
     }
 
-    private static func perform(_ request: HTTPRequest, timeoutMilliseconds: Int, maxBodyBytes: Int) -> Result<HTTPResponse, any Error> {
+    private final class ProgressBox {
+        let report: @Sendable (HTTPProgress) -> Void
+        init(_ report: @escaping @Sendable (HTTPProgress) -> Void) { self.report = report }
+    }
+
+    private static func perform(_ request: HTTPRequest, timeoutMilliseconds: Int, maxBodyBytes: Int,
+                                progress: (@Sendable (HTTPProgress) -> Void)?) -> Result<HTTPResponse, any Error> {
         let host = request.url.host ?? "server"
         let headerLines = request.headers.map { "\($0.key): \($0.value)" }
         var result = pg_http_result()
         defer { pg_http_result_free(&result) }
+        let box = progress.map(ProgressBox.init)
+        let context = box.map { Unmanaged.passUnretained($0).toOpaque() }
+        let report: pg_http_progress? = box == nil ? nil : { context, downloadTotal, downloaded, uploadTotal, uploaded in
+            guard let context else { return }
+            Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue().report(HTTPProgress(
+                downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded)))
+        }
         let code = withCStrings(headerLines) { headers in
             (request.body ?? Data()).withUnsafeBytes { body in
                 pg_http_perform(request.method, request.url.absoluteString, headers, headerLines.count,
-                                request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes, &result)
+                                request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes,
+                                report, context, &result)
             }
         }
+        withExtendedLifetime(box) {}
         if result.timed_out != 0 {
             return .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host) within \(timeoutMilliseconds) ms"))
         }

@@ -51,8 +51,12 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.schedule = schedule; $0.tasks = tasks }
         }
         router.register(Methods.getSchedule) { request, context in
-            let schedule = try await store.schedule(plantID: request.plantID, owner: try context.requireUserID())
-            return .with { $0.schedule = schedule }
+            let found = try await store.schedule(plantID: request.plantID, owner: try context.requireUserID(),
+                                                 includeOpenTasks: request.includeOpenTasks)
+            return .with {
+                $0.schedule = found.schedule
+                $0.openTasks = found.openTasks
+            }
         }
         router.register(Methods.deletePlantSchedules) { request, context in
             let count = try await store.deleteSchedules(plantID: request.plantID, owner: try context.requireUserID())

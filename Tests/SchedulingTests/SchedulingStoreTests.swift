@@ -49,6 +49,19 @@ struct SchedulingStoreTests {
         #expect(try await store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
     }
 
+    @Test("a schedule with its open tasks: ListTasks' open view of the plant, in one read; completed ones left out")
+    func scheduleWithOpenTasks() async throws {
+        let (_, tasks) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
+        _ = try await store.putSchedule(schedule("p2"), owner: "a")
+        _ = try await store.complete(ids: [tasks[0].id], at: nil, owner: "a")
+
+        let found = try await store.schedule(plantID: "p1", owner: "a", includeOpenTasks: true)
+        let listed = try await store.list(.with { $0.view = .open; $0.plantID = "p1" }, owner: "a")
+        let without = try await store.schedule(plantID: "p1", owner: "a", includeOpenTasks: false)
+        #expect(found.openTasks.map(\.id) == listed.tasks.map(\.id) && !found.openTasks.contains { $0.id == tasks[0].id })
+        #expect(!found.openTasks.isEmpty && found.openTasks.allSatisfy { $0.plantID == "p1" } && without.openTasks.isEmpty)
+    }
+
     @Test("the horizon moves forward: twenty days later the plan reaches thirty days past the new today")
     func rollingHorizon() async throws {
         _ = try await store.putSchedule(schedule("p1"), owner: "a")

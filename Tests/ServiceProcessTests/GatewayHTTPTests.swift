@@ -145,7 +145,7 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, with clear errors")
+    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, share, with clear errors")
     func client() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         let token = try await stack.token(for: "ana")
@@ -203,6 +203,19 @@ struct GatewayHTTPTests {
         let back = try await plantguide("plants", "list")
         #expect(exported.status == 0 && removed.output.contains("deleted monty"))
         #expect(imported.status == 0 && imported.output.contains("imported 1 plants") && back.output.contains("monty"), "\(imported.output)")
+
+        // Sharing with Bob, who then lists Ana's plants through PLANTGUIDE_COLLECTION_OWNER.
+        let bob = try await stack.token(for: "bob")
+        let shared = try await plantguide("share", "bob")
+        let shares = try await plantguide("shares")
+        let bobsView = try await ChildProcess.run(BuildProducts.url(of: "plantguide"), ["plants", "list"], environment: [
+            "PLANTGUIDE_CONFIG": folder.appendingPathComponent("none.json").path, "PLANTGUIDE_URL": stack.httpBase.absoluteString,
+            "PLANTGUIDE_TOKEN": bob, "PLANTGUIDE_COLLECTION_OWNER": "ana",
+        ], mergingStandardError: true)
+        let unshared = try await plantguide("unshare", "bob")
+        #expect(shared.status == 0 && shares.output.contains("you → bob") && shares.output.contains("read-only"), "\(shares.output)")
+        #expect(bobsView.status == 0 && bobsView.output.contains("monty"), "\(bobsView.output)")
+        #expect(unshared.output.contains("no longer shared with bob"))
         await stack.stop()
     }
 

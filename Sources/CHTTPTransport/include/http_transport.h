@@ -24,11 +24,16 @@ typedef struct {
     char error[256];
 } pg_http_result;
 
+/* Told how far a transfer got: bytes to download and downloaded, to upload and uploaded (totals 0 while
+ * unknown). Called often, on the transferring thread. */
+typedef void (*pg_http_progress)(void *context, long long download_total, long long downloaded, long long upload_total,
+                                 long long uploaded);
+
 /* Sends one request. `headers` are "Name: value" lines. Returns 0 when a response arrived (any status), else
- * curl's error code with `result->error` set. Free the result with pg_http_result_free. */
+ * curl's error code with `result->error` set. `progress` may be NULL. Free the result with pg_http_result_free. */
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_result *result);
+                    pg_http_progress progress, void *progress_context, pg_http_result *result);
 
 void pg_http_result_free(pg_http_result *result);
 

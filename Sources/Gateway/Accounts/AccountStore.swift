@@ -81,9 +81,22 @@ public struct AccountStore: Sendable {
 
     /// The user a bearer token belongs to and the token's id, or nil when it is unknown or revoked.
     public func owner(ofToken token: String) async throws -> (userID: String, tokenID: String)? {
-        guard token.hasPrefix("pg_"), token.utf8.count <= 200 else { return nil }
-        let hash = Self.sha256(token)
-        return try await writer.read { db in
+        guard Self.isWellFormed(token: token) else { return nil }
+        return try await owner(ofTokenHash: Self.sha256(token))
+    }
+
+    /// Whether `token` could be one of ours at all ("pg_…", at most 200 bytes): anything else is refused unread.
+    static func isWellFormed(token: String) -> Bool {
+        token.hasPrefix("pg_") && token.utf8.count <= 200
+    }
+
+    /// How many tokens were ever revoked: it only grows, so a change means a revocation since.
+    func revokedTokenCount() async throws -> Int {
+        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM token WHERE revokedAt IS NOT NULL") ?? 0 }
+    }
+
+    func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
+        try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT userID, id FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
                 .map { ($0["userID"], $0["id"]) }
         }

@@ -82,29 +82,32 @@ struct PlantUseCases: Sendable {
         }, as: caller).tasks
     }
 
-    /// The plant, its schedule's care info and its open tasks, asked of the services at once. Only the collection
-    /// is needed: the other parts are left out, and named, when their service does not answer.
+    /// The plant, and its schedule's care info with its open tasks, asked of the two services at once. Only the
+    /// collection is needed: the other parts are left out, and named, when their service does not answer.
     func details(_ plantID: String, as caller: Caller) async throws -> Plantguide_Gateway_V1_GetPlantDetailsResponse {
         guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
         async let plant = services.call(services.collection, Collection.getPlant, .with { $0.id = plantID }, as: caller)
-        async let schedule = partial { try await services.call(services.scheduling, Scheduling.getSchedule, .with { $0.plantID = plantID }, as: caller) }
-        async let tasks = partial {
-            try await services.call(services.scheduling, Scheduling.listTasks, .with {
+        async let schedule = partial {
+            try await services.call(services.scheduling, Scheduling.getSchedule, .with {
                 $0.plantID = plantID
-                $0.view = .open
+                $0.includeOpenTasks = true
             }, as: caller)
         }
         var response = Plantguide_Gateway_V1_GetPlantDetailsResponse()
         response.plant = try await plant.plant
         switch await schedule {
-        case .answered(let found): response.careInfo = found.schedule.careInfo
-        case .absent: break
+        case .answered(let found):
+            response.careInfo = found.schedule.careInfo
+            response.upcomingTasks = found.openTasks
+        case .absent:
+            // No schedule yet (care pending): one-off tasks may still exist.
+            if case .answered(let found) = await partial({
+                try await services.call(services.scheduling, Scheduling.listTasks, .with {
+                    $0.plantID = plantID
+                    $0.view = .open
+                }, as: caller)
+            }) { response.upcomingTasks = found.tasks }
         case .unavailable: response.unavailable.append("scheduling")
-        }
-        switch await tasks {
-        case .answered(let found): response.upcomingTasks = found.tasks
-        case .absent: break
-        case .unavailable: if !response.unavailable.contains("scheduling") { response.unavailable.append("scheduling") }
         }
         if !response.hasCareInfo && !response.unavailable.contains("scheduling") {
             // No schedule yet (care pending): ask care data directly.

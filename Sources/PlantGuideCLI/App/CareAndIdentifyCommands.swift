@@ -34,15 +34,19 @@ struct IdentifyCommand: AsyncParsableCommand {
     func run() async throws {
         try await runApp {
             let images = try photos.map { ["data": try Data(contentsOf: URL(fileURLWithPath: $0)).base64EncodedString()] }
-            FileHandle.standardError.write(Data("uploading \(photos.count) photo\(photos.count == 1 ? "" : "s")...\n".utf8))
-            let body = try await GatewayClient(try AppConfiguration.load()).call("POST", "/v1/identifications", json: ["images": images])
+            let body = try await GatewayClient(try AppConfiguration.load()).call("POST", "/v1/identifications", json: ["images": images],
+                                                                                  progress: "uploading")
             if json { return TextTable.printJSON(body) }
             let answer = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["identification"] as? [String: Any] ?? [:]
             if answer["noPlantRecognized"] as? Bool == true { return print("no plant recognised") }
             let candidates = answer["candidates"] as? [[String: Any]] ?? []
+            let scores = candidates.map { $0["score"] as? Double ?? 0 }
             TextTable.print(header: ["SCORE", "SPECIES", "COMMON NAME"], rows: candidates.map {
                 [String(format: "%.2f", $0["score"] as? Double ?? 0), $0["scientificName"] as? String ?? "",
                  ($0["commonNames"] as? [String])?.first ?? ""]
+            }, style: { row, column in
+                guard column == 0 else { return nil }
+                return scores[row] >= 0.7 ? .green : scores[row] < 0.2 ? .dim : nil
             })
             if answer["lowConfidence"] as? Bool == true { print("(a guess: the best score is low)") }
         }

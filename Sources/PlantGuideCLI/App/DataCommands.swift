@@ -8,8 +8,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runApp {
-            FileHandle.standardError.write(Data("exporting...\n".utf8))
-            let answer = try await GatewayClient(try AppConfiguration.load()).object("GET", "/v1/export")
+            let answer = try await GatewayClient(try AppConfiguration.load()).object("GET", "/v1/export", progress: "exporting")
             let encoded = ((answer["export"] as? [String: Any])?["archive"] as? String) ?? ""
             guard let archive = Data(base64Encoded: encoded) else { throw CLIFailure("the gateway sent no archive", status: 3) }
             try archive.write(to: URL(fileURLWithPath: file), options: .atomic)
@@ -26,9 +25,8 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await runApp {
             let archive = try Data(contentsOf: URL(fileURLWithPath: file))
-            FileHandle.standardError.write(Data("importing \(archive.count) bytes...\n".utf8))
-            let answer = try await GatewayClient(try AppConfiguration.load()).object("POST", "/v1/import",
-                                                                                      json: ["archive": archive.base64EncodedString()])
+            let answer = try await GatewayClient(try AppConfiguration.load()).object(
+                "POST", "/v1/import", json: ["archive": archive.base64EncodedString()], progress: "importing")
             let imported = answer["imported"] as? [String: Any] ?? [:]
             print("imported \(imported["plantsImported"] as? Int ?? 0) plants and \(imported["photosImported"] as? Int ?? 0) photos; "
                   + "\(answer["schedulesPlanned"] as? Int ?? 0) schedules planned")

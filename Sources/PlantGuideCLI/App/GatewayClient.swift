@@ -4,6 +4,7 @@ import PlantGuideHTTP
 
 /// The app commands' way to the gateway's HTTP/JSON front: one call, its JSON answer, and a failure as the
 /// gateway's message with an exit status (2 cannot connect, 3 refused, 4 not logged in or token refused).
+/// With PLANTGUIDE_COLLECTION_OWNER set, the calls act on that user's collection, shared with this one.
 struct GatewayClient {
     let configuration: AppConfiguration
     private let http = CurlHTTPClient()
@@ -12,9 +13,10 @@ struct GatewayClient {
         self.configuration = configuration
     }
 
-    /// Sends `method` `path` with a JSON body (or raw bytes of `contentType`) and returns the answer's body.
+    /// Sends `method` `path` with a JSON body (or raw bytes of `contentType`) and returns the answer's body; with a
+    /// `progress` label, a progress bar on a terminal.
     func call(_ method: String, _ path: String, json: [String: Any]? = nil, raw: Data? = nil, contentType: String? = nil,
-              timeout: Duration = .seconds(60)) async throws -> Data {
+              progress: String? = nil, timeout: Duration = .seconds(60)) async throws -> Data {
         guard let url = URL(string: configuration.url.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
             throw CLIFailure("the gateway URL '\(configuration.url)' is not a URL", status: 4)
         }
@@ -26,9 +28,17 @@ struct GatewayClient {
         } else if let contentType {
             headers["Content-Type"] = contentType
         }
+        if let owner = ProcessInfo.processInfo.environment["PLANTGUIDE_COLLECTION_OWNER"], !owner.isEmpty {
+            headers["PlantGuide-Collection-Owner"] = owner
+        }
+        let bar = progress.flatMap(ProgressBar.forTransfer)
+        defer { bar?.finish() }
+        var report: (@Sendable (HTTPProgress) -> Void)?
+        if let bar { report = { bar.update($0) } }
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body), timeout: timeout)
+            response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body), timeout: timeout,
+                                           progress: report)
         } catch let error as HTTPClientError {
             throw CLIFailure("cannot reach the gateway at \(configuration.url): \(error.message)", status: 2)
         }
@@ -44,10 +54,10 @@ struct GatewayClient {
     }
 
     /// `call`, with the answer parsed as a JSON object.
-    func object(_ method: String, _ path: String, json: [String: Any]? = nil, raw: Data? = nil, contentType: String? = nil)
-        async throws -> [String: Any]
+    func object(_ method: String, _ path: String, json: [String: Any]? = nil, raw: Data? = nil, contentType: String? = nil,
+                progress: String? = nil) async throws -> [String: Any]
     {
-        let body = try await call(method, path, json: json, raw: raw, contentType: contentType)
+        let body = try await call(method, path, json: json, raw: raw, contentType: contentType, progress: progress)
         return (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
     }
 }

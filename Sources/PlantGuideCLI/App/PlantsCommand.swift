@@ -69,11 +69,9 @@ struct PlantsCommand: AsyncParsableCommand {
                 if let name { plant["customName"] = name }
                 if let location { plant["location"] = location }
                 var request: [String: Any] = ["plant": plant]
-                if let photo {
-                    FileHandle.standardError.write(Data("uploading \(photo)...\n".utf8))
-                    request["photo"] = try Data(contentsOf: URL(fileURLWithPath: photo)).base64EncodedString()
-                }
-                let body = try await GatewayClient(try AppConfiguration.load()).call("PUT", "/v1/plants/\(Show.escape(id))", json: request)
+                if let photo { request["photo"] = try Data(contentsOf: URL(fileURLWithPath: photo)).base64EncodedString() }
+                let body = try await GatewayClient(try AppConfiguration.load()).call("PUT", "/v1/plants/\(Show.escape(id))", json: request,
+                                                                                      progress: photo == nil ? nil : "uploading")
                 if json { return TextTable.printJSON(body) }
                 let saved = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
                 let tasks = (saved["tasks"] as? [Any])?.count ?? 0

@@ -1,16 +1,19 @@
 import Foundation
 
-/// Prints rows as aligned columns, the header bold on a terminal.
+/// Prints rows as aligned columns; on a terminal the header is bold and cells may have a style.
 enum TextTable {
-    static func print(header: [String], rows: [[String]]) {
+    /// `style(row, column)` picks a cell's style (overdue in red, say); it is only applied on a terminal.
+    static func print(header: [String], rows: [[String]], style: (Int, Int) -> Terminal.Style? = { _, _ in nil }) {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
+        func line(_ cells: [String], _ styleOf: (Int) -> Terminal.Style?) -> String {
+            let last = cells.count - 1
+            return cells.enumerated().map { column, cell in
+                // Padded before painting, so that the escape codes do not count as width.
+                Terminal.paint(column == last ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0), styleOf(column))
+            }.joined(separator: "  ")
         }
-        let bold = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        Swift.print(bold ? "\u{1B}[1m\(line(header))\u{1B}[0m" : line(header))
-        for row in rows { Swift.print(line(row)) }
+        Swift.print(line(header) { _ in .bold })
+        for (index, row) in rows.enumerated() { Swift.print(line(row) { style(index, $0) }) }
     }
 
     /// Pretty JSON for --json.

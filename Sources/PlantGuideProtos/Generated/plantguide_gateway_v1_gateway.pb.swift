@@ -11,8 +11,9 @@
 /// plantguide-gateway: the front door. Authenticates callers and runs the use cases that span services.
 ///
 /// Every method needs "authorization: Bearer <token>" in the metadata (UNAUTHENTICATED otherwise; tokens come from
-/// `plantguide-gateway users add NAME`). Each token may make --rate-limit calls a second (default 50, bursts of
-/// twice that); beyond it calls are RESOURCE_EXHAUSTED with ErrorInfo reason RATE_LIMITED and a RetryInfo.
+/// `plantguide-gateway users add NAME`; a token revoked with `tokens revoke` is refused within a quarter second).
+/// Each token may make --rate-limit calls a second (default 50, bursts of twice that); beyond it calls are
+/// RESOURCE_EXHAUSTED with ErrorInfo reason RATE_LIMITED and a RetryInfo.
 /// A "plantguide-user-id" sent by a caller is ignored: the gateway sets it for the services it calls, from the
 /// token. Each call to a service gets the caller's remaining deadline; a service that is down makes the method
 /// UNAVAILABLE (with an ErrorInfo naming it in metadata "service") quickly.

@@ -317,6 +317,9 @@ public nonisolated struct Plantguide_Scheduling_V1_GetScheduleRequest: Sendable 
 
   public var plantID: String = String()
 
+  /// Also the plant's open tasks (not completed or skipped), by due date: ListTasks' VIEW_OPEN for the plant.
+  public var includeOpenTasks: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -335,6 +338,9 @@ public nonisolated struct Plantguide_Scheduling_V1_GetScheduleResponse: Sendable
   public var hasSchedule: Bool {self._schedule != nil}
   /// Clears the value of `schedule`. Subsequent reads from it will return its default value.
   public mutating func clearSchedule() {self._schedule = nil}
+
+  /// With `include_open_tasks`: at most 200.
+  public var openTasks: [Plantguide_Scheduling_V1_CareTask] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1429,7 +1435,7 @@ nonisolated extension Plantguide_Scheduling_V1_PutScheduleResponse: SwiftProtobu
 
 nonisolated extension Plantguide_Scheduling_V1_GetScheduleRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetScheduleRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}plant_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}plant_id\0\u{3}include_open_tasks\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1438,6 +1444,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetScheduleRequest: SwiftProtobuf
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.plantID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.includeOpenTasks) }()
       default: break
       }
     }
@@ -1447,11 +1454,15 @@ nonisolated extension Plantguide_Scheduling_V1_GetScheduleRequest: SwiftProtobuf
     if !self.plantID.isEmpty {
       try visitor.visitSingularStringField(value: self.plantID, fieldNumber: 1)
     }
+    if self.includeOpenTasks != false {
+      try visitor.visitSingularBoolField(value: self.includeOpenTasks, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_GetScheduleRequest, rhs: Plantguide_Scheduling_V1_GetScheduleRequest) -> Bool {
     if lhs.plantID != rhs.plantID {return false}
+    if lhs.includeOpenTasks != rhs.includeOpenTasks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1459,7 +1470,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetScheduleRequest: SwiftProtobuf
 
 nonisolated extension Plantguide_Scheduling_V1_GetScheduleResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetScheduleResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}schedule\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}schedule\0\u{3}open_tasks\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1468,6 +1479,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetScheduleResponse: SwiftProtobu
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._schedule) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.openTasks) }()
       default: break
       }
     }
@@ -1481,11 +1493,15 @@ nonisolated extension Plantguide_Scheduling_V1_GetScheduleResponse: SwiftProtobu
     try { if let v = self._schedule {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
     } }()
+    if !self.openTasks.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.openTasks, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_GetScheduleResponse, rhs: Plantguide_Scheduling_V1_GetScheduleResponse) -> Bool {
     if lhs._schedule != rhs._schedule {return false}
+    if lhs.openTasks != rhs.openTasks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

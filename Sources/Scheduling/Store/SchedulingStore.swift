@@ -110,11 +110,19 @@ public struct SchedulingStore: Sendable {
     }
 
     public func schedule(plantID: String, owner: String) async throws -> Schedule {
+        try await schedule(plantID: plantID, owner: owner, includeOpenTasks: false).schedule
+    }
+
+    /// The plant's schedule and, when asked, its open tasks (at most 200, by due date), read in one transaction.
+    public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask]) {
         try await writer.read { db in
             guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID]) else {
                 throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
             }
-            return try Schedule(serializedBytes: message)
+            let tasks = includeOpenTasks
+                ? try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind LIMIT 200", [owner, plantID])
+                : []
+            return (try Schedule(serializedBytes: message), tasks)
         }
     }
 
