@@ -11,10 +11,12 @@ public final class Downstream: Sendable {
     public let scheduling: RPCClient
 
     public init(configuration: GatewayConfiguration) throws {
-        identification = try RPCClient(target: configuration.identification)
-        caredata = try RPCClient(target: configuration.caredata)
-        collection = try RPCClient(target: configuration.collection)
-        scheduling = try RPCClient(target: configuration.scheduling)
+        var client = RPCClientConfiguration()
+        client.curve = configuration.curve
+        identification = try RPCClient(target: configuration.identification, configuration: client)
+        caredata = try RPCClient(target: configuration.caredata, configuration: client)
+        collection = try RPCClient(target: configuration.collection, configuration: client)
+        scheduling = try RPCClient(target: configuration.scheduling, configuration: client)
     }
 
     public func close() {

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideRPC
 
 /// Configuration of plantguide-gateway: its data folder and where the services are (RPC targets: an endpoint, a
 /// comma-separated list, or dns:///name:port).
@@ -16,6 +17,8 @@ public struct GatewayConfiguration: Sendable {
     public var retryInterval: Duration = .seconds(2)
     /// Calls a second each token may make (bursts of twice that); 0 for no limit. Default 50.
     public var callsPerSecond = 50
+    /// CurveZMQ towards the services (and scheduling's reminders); nil for plain TCP.
+    public var curve: CurveClientSecurity?
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory

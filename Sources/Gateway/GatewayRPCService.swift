@@ -30,7 +30,7 @@ public final class GatewayRPCService: RPCService {
         services = try Downstream(configuration: configuration)
         reminders = try ReminderRelay(endpoints: configuration.reminders.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
-        })
+        }, curve: configuration.curve)
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         self.logger = logger

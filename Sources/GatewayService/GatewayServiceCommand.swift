@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gateway
+import PlantGuideRPC
 import PlantGuideServiceKit
 import ServiceLifecycle
 
@@ -56,6 +57,14 @@ struct Serve: AsyncParsableCommand {
         "HOST:PORT of the HTTP/JSON front (env PLANTGUIDE_HTTP_BIND). Default: 127.0.0.1:7080 (0.0.0.0:7080 listens everywhere).",
         valueName: "host:port"))
     var httpBind: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ towards the services: the gateway's secret key (env PLANTGUIDE_CURVE_CLIENT_KEY_FILE, or the key in "
+            + "PLANTGUIDE_CURVE_CLIENT_KEY); its public key must be in the services' allowed clients. Default: off.", valueName: "path"))
+    var curveClientKeyFile: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ: the services' public key (env PLANTGUIDE_CURVE_SERVER_KEY_FILE, or the key in PLANTGUIDE_CURVE_SERVER_KEY).",
+        valueName: "path"))
+    var curveServerKeyFile: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -76,6 +85,12 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the rate limit must be 0 to 1000000 calls a second, not '\(rateText)'")
         }
         configuration.callsPerSecond = rate
+        do {
+            configuration.curve = try CurveClientSecurity.resolve(clientKeyFile: curveClientKeyFile, serverKeyFile: curveServerKeyFile,
+                                                                  environment: environment)
+        } catch let error as RPCError {
+            throw ValidationError(error.message)
+        }
         let httpText = setting(httpBind, "PLANTGUIDE_HTTP_BIND", in: environment) ?? "127.0.0.1:7080"
         guard let colon = httpText.lastIndex(of: ":"), let port = Int(httpText[httpText.index(after: colon)...]), (0...65_535).contains(port),
               colon != httpText.startIndex else {

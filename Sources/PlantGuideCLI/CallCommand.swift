@@ -55,7 +55,7 @@ struct CallCommand: AsyncParsableCommand {
             payload = Data()
         }
 
-        let client = try RPCClient(target: connection.target)
+        let client = try connection.client()
         defer { client.close() }
         let options = RPCCallOptions(timeout: .seconds(connection.timeout), metadata: metadata, waitForReady: connection.waitForReady)
         do {

@@ -22,7 +22,7 @@ struct HealthCommand: AsyncParsableCommand {
     func run() async throws {
         let client: RPCClient
         do {
-            client = try RPCClient(target: connection.target)
+            client = try connection.client()
         } catch {
             printError("\(error)")
             throw ExitCode(1)

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import PlantGuideRPC
 
 /// `plantguide`: the command-line client of a PlantGuide stack.
 @main
@@ -10,7 +12,7 @@ struct PlantGuideCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, IdentifyCommand.self, PlantsCommand.self, CareCommand.self, TasksCommand.self, DoneCommand.self,
             ExportCommand.self, ImportCommand.self, ShareCommand.self, UnshareCommand.self, SharesCommand.self,
-            RPCCommand.self, LoadtestCommand.self,
+            RPCCommand.self, LoadtestCommand.self, KeysCommand.self,
         ])
 }
 
@@ -34,4 +36,25 @@ struct ConnectionOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Wait (within the timeout) for the service to come up instead of failing at once.")
     var waitForReady = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ: this client's secret key, for a service that requires it (env PLANTGUIDE_CURVE_CLIENT_KEY_FILE or "
+            + "PLANTGUIDE_CURVE_CLIENT_KEY).", valueName: "path"))
+    var curveClientKeyFile: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ: the service's public key (env PLANTGUIDE_CURVE_SERVER_KEY_FILE or PLANTGUIDE_CURVE_SERVER_KEY).", valueName: "path"))
+    var curveServerKeyFile: String?
+
+    /// A client of the target, with CurveZMQ when its keys are given.
+    func client() throws -> RPCClient {
+        var configuration = RPCClientConfiguration()
+        do {
+            configuration.curve = try CurveClientSecurity.resolve(clientKeyFile: curveClientKeyFile, serverKeyFile: curveServerKeyFile,
+                                                                  environment: ProcessInfo.processInfo.environment)
+        } catch let error as RPCError {
+            throw ValidationError(error.message)
+        }
+        return try RPCClient(target: target, configuration: configuration)
+    }
 }

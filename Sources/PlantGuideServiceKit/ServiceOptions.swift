@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PlantGuideRPC
 
 /// Flags every PlantGuide service takes. Each has an environment variable that is used when the flag is not
 /// given; the flag wins.
@@ -37,6 +38,17 @@ public struct ServiceOptions: ParsableArguments {
         "Calls waiting beyond those; more get RESOURCE_EXHAUSTED (env PLANTGUIDE_MAX_QUEUED_CALLS). Default: 4096; identification 128.",
         valueName: "count"))
     public var maxQueuedCalls: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ: this server's secret key (plantguide keys generate) (env PLANTGUIDE_CURVE_SECRET_KEY_FILE, or the key itself in "
+            + "PLANTGUIDE_CURVE_SECRET_KEY). With --curve-allowed-clients-file, only those clients may connect. Default: off.",
+        valueName: "path"))
+    public var curveSecretKeyFile: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "CurveZMQ: the public keys of the clients allowed in, one per line (env PLANTGUIDE_CURVE_ALLOWED_CLIENTS_FILE, or "
+            + "comma-separated in PLANTGUIDE_CURVE_ALLOWED_CLIENTS).", valueName: "path"))
+    public var curveAllowedClientsFile: String?
 
     public init() {}
 
@@ -77,7 +89,31 @@ public struct ServiceOptions: ParsableArguments {
         let dataPath = pick(data, "PLANTGUIDE_DATA") ?? "data/\(service)"
         return ResolvedServiceOptions(
             bind: bind, dataDirectory: URL(fileURLWithPath: dataPath, isDirectory: true), logLevel: level,
-            maxMessageSize: mib << 20, shutdownGrace: .seconds(grace), maxConcurrentCalls: concurrent, maxQueuedCalls: queued)
+            maxMessageSize: mib << 20, shutdownGrace: .seconds(grace), maxConcurrentCalls: concurrent, maxQueuedCalls: queued,
+            curve: try curveSecurity(environment))
+    }
+
+    /// The server's CurveZMQ settings: both a secret key and the allowed clients, or neither (off).
+    private func curveSecurity(_ environment: [String: String]) throws -> CurveServerSecurity? {
+        func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
+        do {
+            let secret = try pick(curveSecretKeyFile, "PLANTGUIDE_CURVE_SECRET_KEY_FILE").map(CurveSecurity.key(fromFile:))
+                ?? pick(nil, "PLANTGUIDE_CURVE_SECRET_KEY")
+            let allowed: [String]? = try pick(curveAllowedClientsFile, "PLANTGUIDE_CURVE_ALLOWED_CLIENTS_FILE").map { path in
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read \(path)") }
+                return try CurveSecurity.keys(in: text, source: path)
+            } ?? pick(nil, "PLANTGUIDE_CURVE_ALLOWED_CLIENTS").map {
+                try CurveSecurity.keys(in: $0.replacingOccurrences(of: ",", with: "\n"), source: "PLANTGUIDE_CURVE_ALLOWED_CLIENTS")
+            }
+            switch (secret, allowed) {
+            case (nil, nil): return nil
+            case (let secret?, let allowed?): return CurveServerSecurity(keyPair: try CurveKeyPair(secretKey: secret), allowedClientKeys: Set(allowed))
+            case (nil, _): throw ValidationError("CurveZMQ needs this server's secret key too (--curve-secret-key-file)")
+            case (_, nil): throw ValidationError("CurveZMQ needs the allowed client keys too (--curve-allowed-clients-file)")
+            }
+        } catch let error as RPCError {
+            throw ValidationError(error.message)
+        }
     }
 }
 
@@ -90,4 +126,6 @@ public struct ResolvedServiceOptions: Sendable {
     public var shutdownGrace: Duration
     public var maxConcurrentCalls: Int
     public var maxQueuedCalls: Int
+    /// CurveZMQ for the server socket (and a service's PUB socket); nil when off.
+    public var curve: CurveServerSecurity?
 }

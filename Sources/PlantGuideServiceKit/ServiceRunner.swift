@@ -55,6 +55,7 @@ public func runService(
     configuration.maxConcurrentCalls = options.maxConcurrentCalls
     configuration.maxQueuedCalls = options.maxQueuedCalls
     configuration.handlerExecution = handlerExecution
+    configuration.curve = options.curve
     let server = RPCServer(configuration: configuration, services: made.rpc, registry: registry, logger: logger)
     do {
         try server.start()

@@ -36,7 +36,7 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
         guard let interval = Int(intervalText), (10...60_000).contains(interval) else {
             throw ValidationError("reminder interval must be 10 to 60000 ms, not '\(intervalText)'")
         }
-        let publisher = try Publisher(bind: pubEndpoint)
+        let publisher = try Publisher(bind: pubEndpoint, curve: resolved.curve)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
             let service = try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)
             return ServiceSet(

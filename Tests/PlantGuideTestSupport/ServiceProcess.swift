@@ -12,12 +12,12 @@ public final class ServiceProcess: @unchecked Sendable {
     private let process = Process()
 
     /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint`, with
-    /// `environment` added to this process's, and waits,
-    /// with health checks that wait for readiness (no sleeping), until it serves.
+    /// `environment` added to this process's, and waits, with health checks that wait for readiness (no sleeping,
+    /// as a client configured by `client`: with CurveZMQ keys for a service that requires them), until it serves.
     /// - Throws: when the binary is missing or the service does not come up within `timeout`.
     public init(
         _ executable: String, endpoint: String, dataDirectory: URL? = nil, environment: [String: String] = [:],
-        timeout: Duration = .seconds(20)
+        client configuration: RPCClientConfiguration = .init(), timeout: Duration = .seconds(20)
     ) async throws {
         self.executable = executable
         self.endpoint = endpoint
@@ -30,7 +30,7 @@ public final class ServiceProcess: @unchecked Sendable {
         try process.run()
         TestResources.track(self)
         TestResources.track(folder: self.dataDirectory)
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: configuration)
         defer { client.close() }
         _ = try await client.call(
             Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: timeout, waitForReady: true))

@@ -21,7 +21,10 @@ struct GatewayJourneyTests {
         /// Scheduling's reminder PUB endpoint, which the gateway relays.
         let remindersEndpoint: String
 
-        init(gatewayExtra: [String: String] = [:]) async throws {
+        /// `serviceExtra` is added to the four services' environment; `serviceClient` is how the health checks that
+        /// wait for them connect (with CurveZMQ keys when the services require them).
+        init(gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:], serviceClient: RPCClientConfiguration = .init())
+            async throws {
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
             var services: [String: ServiceProcess] = [:]
@@ -34,7 +37,7 @@ struct GatewayJourneyTests {
                         "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
                         "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint,
                         "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
-                    ])
+                    ].merging(serviceExtra) { $1 }, client: serviceClient)
             }
             self.services = services
             // Both gateway ports are picked just before it starts: a port picked earlier can be taken meanwhile as

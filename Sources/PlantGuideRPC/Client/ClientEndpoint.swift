@@ -35,6 +35,7 @@ final class ClientEndpoint {
         try socket.set(ZMQ_HEARTBEAT_IVL, heartbeat)
         try socket.set(ZMQ_HEARTBEAT_TIMEOUT, heartbeat * 3)
         try socket.set(ZMQ_HEARTBEAT_TTL, heartbeat * 3)
+        if let curve = configuration.curve { try socket.applyCurve(curve) }
         monitor = try SocketMonitor(
             watching: socket,
             events: ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED

@@ -20,6 +20,8 @@ public struct RPCClientConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(2)
     /// Send and receive high-water marks, in messages per endpoint. Default 10,000.
     public var highWaterMark: Int32 = 10_000
+    /// CurveZMQ towards servers that require it. Default nil: plain TCP.
+    public var curve: CurveClientSecurity?
 
     public init() {}
 }

@@ -23,6 +23,8 @@ public struct RPCServerConfiguration: Sendable {
     public var handlerExecution: HandlerExecution = .globalPool
     /// ZMTP heartbeat interval, so that a dead peer is noticed. Default 2 s; the timeout is three intervals.
     public var heartbeatInterval: Duration = .seconds(2)
+    /// CurveZMQ: encryption, and only the allowed client keys may connect. Default nil: plain TCP, anyone.
+    public var curve: CurveServerSecurity?
 
     /// - Parameter bindEndpoint: where to listen.
     public init(bindEndpoint: String) {

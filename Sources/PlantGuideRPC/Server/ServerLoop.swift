@@ -88,6 +88,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         try socket.set(ZMQ_HEARTBEAT_IVL, heartbeat)
         try socket.set(ZMQ_HEARTBEAT_TIMEOUT, heartbeat * 3)
         try socket.set(ZMQ_HEARTBEAT_TTL, heartbeat * 3)
+        if let curve = configuration.curve { try socket.applyCurve(curve) }
         try socket.bind(configuration.bindEndpoint)
         self.socket = socket
         return socket.lastEndpoint

@@ -10,12 +10,13 @@ public final class Publisher: Sendable {
     /// The bound endpoint (with the real port when bound to port 0).
     public let endpoint: String
 
-    /// Binds a PUB socket to `endpoint`.
+    /// Binds a PUB socket to `endpoint`; with `curve`, only its allowed clients may subscribe, encrypted.
     /// - Throws: ``RPCError`` with UNAVAILABLE when it cannot bind.
-    public init(bind endpoint: String, highWaterMark: Int32 = 100_000) throws {
+    public init(bind endpoint: String, highWaterMark: Int32 = 100_000, curve: CurveServerSecurity? = nil) throws {
         do {
             let socket = try ZMQSocket(type: ZMQ_PUB)
             try socket.set(ZMQ_SNDHWM, highWaterMark)
+            if let curve { try socket.applyCurve(curve) }
             try socket.bind(endpoint)
             self.endpoint = socket.lastEndpoint
             self.socket = Mutex(ZMQSocketBox(socket: socket))

@@ -13,14 +13,16 @@ public final class Subscriber: Sendable {
     }
     private let stopped = StopFlag()
 
-    /// Connects to `endpoints`, subscribes to `topicPrefix`, and calls `deliver(topic, payload)` for every message,
+    /// Connects to `endpoints` (with `curve`, as that CurveZMQ client), subscribes to `topicPrefix`, and calls `deliver(topic, payload)` for every message,
     /// and `tick()` about every `tickInterval`, on the subscriber's thread until ``close()``.
     /// - Throws: ``RPCError`` with INVALID_ARGUMENT when an endpoint is malformed.
-    public init(connectingTo endpoints: [String], topicPrefix: String, tickInterval: Duration = .milliseconds(250),
-                tick: @escaping @Sendable () -> Void = {}, deliver: @escaping @Sendable (String, [UInt8]) -> Void) throws {
+    public init(connectingTo endpoints: [String], topicPrefix: String, curve: CurveClientSecurity? = nil,
+                tickInterval: Duration = .milliseconds(250), tick: @escaping @Sendable () -> Void = {},
+                deliver: @escaping @Sendable (String, [UInt8]) -> Void) throws {
         let socket: ZMQSocket
         do {
             socket = try ZMQSocket(type: ZMQ_SUB)
+            if let curve { try socket.applyCurve(curve) }
             try socket.set(ZMQ_RCVHWM, 100_000)
             try socket.set(ZMQ_RCVTIMEO, Int32(tickInterval.components.seconds * 1_000 + tickInterval.components.attoseconds / 1_000_000_000_000_000))
             for endpoint in endpoints { try socket.connect(endpoint) }
