@@ -13,6 +13,9 @@ public final class Downstream: Sendable {
     public init(configuration: GatewayConfiguration) throws {
         var client = RPCClientConfiguration()
         client.curve = configuration.curve
+        // A service back from a restart is found within half a second: reconnecting that often to a service that
+        // is down costs nothing next to the calls failing meanwhile (the default backs off to 2 s).
+        client.maxReconnectInterval = .milliseconds(500)
         identification = try RPCClient(target: configuration.identification, configuration: client)
         caredata = try RPCClient(target: configuration.caredata, configuration: client)
         collection = try RPCClient(target: configuration.collection, configuration: client)

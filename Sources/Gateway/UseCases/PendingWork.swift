@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// Cross-service work a service being down interrupted, kept in the gateway's database until it is done: a
-/// deletion whose halves are not both finished, and a saved plant still waiting for its care info and schedule.
+/// deletion whose halves are not both finished, and a plant being saved or saved and still waiting for its care
+/// info and schedule.
 /// ``PendingWorkSweeper`` finishes both; entries survive a gateway restart.
 struct PendingWork: Sendable {
     struct Deletion: Sendable, Equatable {
@@ -17,6 +18,9 @@ struct PendingWork: Sendable {
         var plantName: String
         var includeRepotting: Bool
         var includePruning: Bool
+        /// When it was recorded: a save records it before adding the plant, so a young lookup without its plant
+        /// is a save still under way.
+        var since = Date()
     }
 
     let writer: any DatabaseWriter
@@ -47,7 +51,7 @@ struct PendingWork: Sendable {
         try await writer.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO pendingCare VALUES (?, ?, ?, ?, ?, ?, ?)", arguments: [
                 lookup.userID, lookup.plantID, lookup.scientificName, lookup.plantName, lookup.includeRepotting,
-                lookup.includePruning, Date().timeIntervalSince1970,
+                lookup.includePruning, lookup.since.timeIntervalSince1970,
             ])
         }
     }
@@ -67,7 +71,8 @@ struct PendingWork: Sendable {
             let arguments: StatementArguments = userID.map { [$0, limit] } ?? [limit]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
                 CareLookup(userID: $0["userID"], plantID: $0["plantID"], scientificName: $0["scientificName"], plantName: $0["plantName"],
-                           includeRepotting: $0["includeRepotting"], includePruning: $0["includePruning"])
+                           includeRepotting: $0["includeRepotting"], includePruning: $0["includePruning"],
+                           since: Date(timeIntervalSince1970: $0["since"]))
             }
         }
     }

@@ -40,6 +40,7 @@ public struct PendingWorkSweeper: Sendable {
         var finished = 0
         for lookup in (try? await pending.careLookups(of: userID, limit: userID == nil ? 100 : 10_000)) ?? [] {
             let caller = Caller(id: lookup.userID, deadline: .now + .seconds(10), traceID: nil)
+            guard await plantExists(lookup, as: caller) else { continue }
             do {
                 let care = try await services.call(services.caredata, CareData.getCareInfo, .with {
                     $0.scientificName = lookup.scientificName
@@ -63,6 +64,31 @@ public struct PendingWorkSweeper: Sendable {
         }
         return finished
     }
+
+    /// A save records its lookup before adding the plant. Without the plant, a young lookup is a save under way
+    /// (left alone) and an old one a save that never got that far (dropped, with any schedule made for it).
+    /// False also while the collection does not answer.
+    private func plantExists(_ lookup: PendingWork.CareLookup, as caller: Caller) async -> Bool {
+        do {
+            _ = try await services.call(services.collection, Collection.getPlant, .with { $0.id = lookup.plantID }, as: caller)
+            return true
+        } catch let error as RPCError where error.code == .notFound {
+            guard Date().timeIntervalSince(lookup.since) > Self.saveGrace else { return false }
+            do {
+                _ = try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.deletePlantSchedules,
+                                            .with { $0.plantID = lookup.plantID }, as: caller)
+                _ = try await pending.finishCareLookup(userID: lookup.userID, plantID: lookup.plantID)
+            } catch {
+                logger.debug("a stale care lookup waits", metadata: ["plant": "\(lookup.plantID)", "error": "\(error)"])
+            }
+            return false
+        } catch {
+            return false
+        }
+    }
+
+    /// How long a save may take before its lookup without a plant counts as abandoned.
+    static let saveGrace: TimeInterval = 60
 
     private func takeBackScheduleIfPlantIsGone(_ lookup: PendingWork.CareLookup, as caller: Caller) async throws {
         do {

@@ -12,7 +12,8 @@ struct PlantUseCases: Sendable {
     let pending: PendingWork
 
     /// Care info (generic when nobody knows the species) → plant, photo, identification → schedule. The plant is
-    /// stored whatever happens after; care info or a schedule that cannot be had now becomes pending work.
+    /// stored whatever happens after; care info or a schedule that cannot be had now (or a crash before it) is left
+    /// as pending work, recorded before the plant is added.
     func save(_ request: Plantguide_Gateway_V1_SavePlantRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_SavePlantResponse {
         guard request.hasPlant, !request.plant.id.isEmpty else { throw RPCError.invalidArgument("plant.id", .required, "plant.id is required") }
         guard !request.plant.scientificName.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -33,7 +34,19 @@ struct PlantUseCases: Sendable {
             care = nil
         }
 
-        let added = try await services.call(services.collection, Collection.addPlant, .with { $0.plant = request.plant }, as: caller)
+        // Recorded before the plant is added: a crash (or an outage) anywhere from here on leaves this entry, and
+        // the sweeper gives the plant its schedule, so no plant stays without one.
+        var lookup = PendingWork.CareLookup(
+            userID: caller.id, plantID: request.plant.id, scientificName: request.plant.scientificName,
+            plantName: Self.displayName(request.plant), includeRepotting: request.includeRepotting, includePruning: request.includePruning)
+        try await pending.addCareLookup(lookup)
+        let added: Plantguide_Collection_V1_AddPlantResponse
+        do {
+            added = try await services.call(services.collection, Collection.addPlant, .with { $0.plant = request.plant }, as: caller)
+        } catch let error as RPCError where !Self.isTransient(error) {
+            _ = try? await pending.finishCareLookup(userID: caller.id, plantID: request.plant.id)
+            throw error
+        }
         var response = Plantguide_Gateway_V1_SavePlantResponse()
         response.created = added.created
         if !request.photo.isEmpty {
@@ -49,10 +62,7 @@ struct PlantUseCases: Sendable {
             _ = try await services.call(services.collection, Collection.addIdentification, .with { $0.identification = record }, as: caller)
         }
         response.plant = try await services.call(services.collection, Collection.getPlant, .with { $0.id = request.plant.id }, as: caller).plant
-
-        let lookup = PendingWork.CareLookup(
-            userID: caller.id, plantID: request.plant.id, scientificName: request.plant.scientificName,
-            plantName: Self.displayName(response.plant), includeRepotting: request.includeRepotting, includePruning: request.includePruning)
+        lookup.plantName = Self.displayName(response.plant)
         guard let care else {
             try await pending.addCareLookup(lookup)
             response.carePending = true
@@ -61,6 +71,7 @@ struct PlantUseCases: Sendable {
         response.careInfo = care
         do {
             response.tasks = try await Self.schedule(lookup, care: care, services: services, as: caller)
+            _ = try await pending.finishCareLookup(userID: caller.id, plantID: request.plant.id)
         } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
             try await pending.addCareLookup(lookup)
             response.carePending = true

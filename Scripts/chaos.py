@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""The fault test behind Scripts/chaos: a steady mix of writes and reads through the gateway's HTTP front while
+each process of the stack, the gateway included, is killed with SIGKILL and started again in turn.
+
+It checks, and exits 1 when one fails:
+- every acknowledged write is there afterwards (saved plants present, deleted plants gone);
+- no request outlives its deadline (the client gives each request DEADLINE seconds; none may hit it);
+- after each restart the errors stop within RECOVERY seconds;
+- the services agree at the end: no deleted plant has tasks left, and every plant has its schedule (care lookups
+  and deletions the outages left pending are finished by the gateway).
+
+Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N]   (Scripts/chaos builds and calls it)
+"""
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+DEADLINE = 2.0
+RECOVERY = 2.0
+SERVICES = ["identification", "caredata", "collection", "scheduling", "gateway"]
+SPECIES = ["Monstera deliciosa", "Ficus lyrata", "Hibiscus rosa-sinensis", "Sansevieria trifasciata"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Stack:
+    """The four services and the gateway as processes, each restartable on its port and data."""
+
+    def __init__(self, bin_dir, root):
+        self.bin = bin_dir
+        self.root = root
+        self.ports = {name: free_port() for name in SERVICES}
+        self.http_port = free_port()
+        self.reminders = "tcp://127.0.0.1:%d" % free_port()
+        self.processes = {}
+        self.logs = {}
+
+    def endpoint(self, name):
+        return "tcp://127.0.0.1:%d" % self.ports[name]
+
+    def command(self, name):
+        base = [os.path.join(self.bin, "plantguide-" + name), "--bind", self.endpoint(name),
+                "--data", os.path.join(self.root, name), "--log-level", "warning"]
+        if name == "gateway":
+            base += ["--http-bind", "127.0.0.1:%d" % self.http_port, "--rate-limit", "0", "--retry-interval-ms", "200",
+                     "--identification", self.endpoint("identification"), "--caredata", self.endpoint("caredata"),
+                     "--collection", self.endpoint("collection"), "--scheduling", self.endpoint("scheduling"),
+                     "--reminders", self.reminders]
+        return base
+
+    def start(self, name):
+        environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
+                           PLANTGUIDE_REMINDERS_BIND=self.reminders)
+        log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
+        self.processes[name] = subprocess.Popen(self.command(name), env=environment, stdout=log, stderr=log)
+        subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name), "--wait-for-ready",
+                        "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
+        if name == "gateway":
+            wait_http(self.http_port)
+
+    def kill(self, name):
+        process = self.processes[name]
+        process.kill()
+        process.wait()
+
+    def stop(self):
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def wait_http(port):
+    for _ in range(200):
+        try:
+            urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("the gateway's HTTP front did not come up")
+
+
+class Client:
+    def __init__(self, port, token):
+        self.base = "http://127.0.0.1:%d" % port
+        self.token = token
+
+    def call(self, method, path, body=None):
+        """(status, body, seconds); status 0 when no answer came (refused, reset), -1 when the deadline passed."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers={
+            "Authorization": "Bearer " + self.token, "Content-Type": "application/json"})
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=DEADLINE) as response:
+                answer = response.read()
+                return response.status, json.loads(answer or b"{}"), time.monotonic() - started
+        except urllib.error.HTTPError as error:
+            return error.code, {}, time.monotonic() - started
+        except socket.timeout:
+            return -1, {}, time.monotonic() - started
+        except (urllib.error.URLError, ConnectionError, OSError) as error:
+            if "timed out" in str(error):
+                return -1, {}, time.monotonic() - started
+            return 0, {}, time.monotonic() - started
+
+
+class Load:
+    """Workers in closed loops: save a new plant (40%), list (25%), detail (20%), delete one saved (15%)."""
+
+    def __init__(self, client, workers):
+        self.client = client
+        self.workers = workers
+        self.lock = threading.Lock()
+        self.saved = set()
+        self.deleted = set()
+        self.events = []  # (started, ok, seconds, what, status)
+        self.attempted_deletes = set()  # deletes that got no 200: the gateway may still finish them
+        self.stopping = threading.Event()
+        self.counter = 0
+
+    def next_id(self):
+        with self.lock:
+            self.counter += 1
+            return "c%d" % self.counter
+
+    def record(self, status, seconds, what):
+        with self.lock:
+            self.events.append((time.monotonic() - seconds, status == 200, seconds, what, status))
+
+    def work(self):
+        rng = random.Random()
+        while not self.stopping.is_set():
+            roll = rng.random()
+            if roll < 0.40:
+                plant = self.next_id()
+                status, _, seconds = self.client.call("PUT", "/v1/plants/" + plant,
+                                                      {"plant": {"scientificName": rng.choice(SPECIES), "customName": plant}})
+                if status == 200:
+                    with self.lock:
+                        self.saved.add(plant)
+                self.record(status, seconds, "save")
+            elif roll < 0.65:
+                status, _, seconds = self.client.call("GET", "/v1/plants?filter.page_size=20")
+                self.record(status, seconds, "list")
+            elif roll < 0.85:
+                with self.lock:
+                    choices = sorted(self.saved - self.deleted - self.attempted_deletes)
+                if not choices:
+                    continue
+                status, _, seconds = self.client.call("GET", "/v1/plants/" + rng.choice(choices))
+                self.record(status, seconds, "detail")
+            else:
+                with self.lock:
+                    choices = sorted(self.saved - self.deleted - self.attempted_deletes)
+                if not choices:
+                    continue
+                plant = rng.choice(choices)
+                with self.lock:
+                    self.attempted_deletes.add(plant)  # from now on, no other worker reads it as surely there
+                status, _, seconds = self.client.call("DELETE", "/v1/plants/" + plant)
+                if status == 200:
+                    with self.lock:
+                        self.attempted_deletes.discard(plant)
+                        self.deleted.add(plant)
+                self.record(status, seconds, "delete")
+            time.sleep(0.01)
+
+    def start(self):
+        self.threads = [threading.Thread(target=self.work, daemon=True) for _ in range(self.workers)]
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join()
+
+    def between(self, start, end):
+        with self.lock:
+            return [e for e in self.events if start <= e[0] < end]
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if args else 2
+    bin_dir = args[0]
+    down = float(args[args.index("--down") + 1]) if "--down" in args else 2.0
+    workers = int(args[args.index("--workers") + 1]) if "--workers" in args else 4
+    root = tempfile.mkdtemp(prefix="plantguide-chaos-")
+    stack = Stack(bin_dir, root)
+    failures = []
+    rows = []
+    try:
+        for name in SERVICES:
+            stack.start(name)
+        token = subprocess.run([os.path.join(bin_dir, "plantguide-gateway"), "users", "add", "chaos", "--token-only", "--data",
+                                os.path.join(root, "gateway")], check=True, capture_output=True, text=True).stdout.strip()
+        client = Client(stack.http_port, token)
+        load = Load(client, workers)
+        load.start()
+        time.sleep(3)
+        phase_start = time.monotonic()
+        baseline = load.between(phase_start - 3, phase_start)
+        rows.append(("baseline", len(baseline), sum(not e[1] for e in baseline), "-", "-"))
+        for name in SERVICES:
+            killed_at = time.monotonic()
+            stack.kill(name)
+            time.sleep(down)
+            stack.start(name)
+            restarted = time.monotonic()
+            time.sleep(4)
+            after = load.between(restarted, time.monotonic())
+            errors_after = [e for e in after if not e[1]]
+            if errors_after:
+                print("  after restarting %s: %s" % (name, sorted({(e[3], e[4]) for e in errors_after})), file=sys.stderr)
+            recovery = (max(e[0] for e in errors_after) - restarted) if errors_after else 0.0
+            during = load.between(killed_at, restarted)
+            rows.append(("kill -9 " + name, len(during) + len(after), sum(not e[1] for e in during) + len(errors_after),
+                         "%.1f" % (restarted - killed_at), "%.2f" % recovery))
+            if recovery > RECOVERY:
+                failures.append("%s: errors went on %.2f s after its restart (at most %.1f s)" % (name, recovery, RECOVERY))
+        load.stop()
+
+        late = [e for e in load.events if e[2] >= DEADLINE]
+        if late:
+            failures.append("%d requests reached their %.0f s deadline (%s)" % (len(late), DEADLINE, sorted({e[3] for e in late})))
+        # Let the gateway finish the care lookups and deletions the outages left pending.
+        settle_until = time.monotonic() + 15
+        while True:
+            problems = check_state(client, load)
+            if not problems or time.monotonic() > settle_until:
+                break
+            time.sleep(0.5)
+        failures += problems
+    finally:
+        stack.stop()
+
+    print("| phase | requests | errors | down s | errors stop after restart, s |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| %s | %d | %d | %s | %s |" % row)
+    print("acknowledged: %d saves, %d deletes; deadline %.0f s per request; workers %d" % (
+        len(load.saved), len(load.deleted), DEADLINE, workers))
+    for failure in failures:
+        print("FAIL " + failure)
+    if failures:
+        print("logs kept in " + root)
+        return 1
+    shutil.rmtree(root, ignore_errors=True)
+    print("chaos: passed")
+    return 0
+
+
+def check_state(client, load):
+    """What disagrees now: acknowledged writes missing, orphan tasks, plants without a schedule."""
+    problems = []
+    plants = {}
+    token = ""
+    while True:
+        status, body, _ = client.call("GET", "/v1/plants?filter.page_size=500" + ("&filter.page_token=" + token if token else ""))
+        if status != 200:
+            return ["listing plants failed with %d" % status]
+        page = body.get("page", {})
+        for plant in page.get("plants", []):
+            plants[plant["id"]] = plant
+        token = page.get("nextPageToken", "")
+        if not token:
+            break
+    # A delete answered with an error may still be finished later (the gateway records it before calling the
+    # services and retries until both are done), so such plants may be there or not.
+    kept = load.saved - load.deleted - load.attempted_deletes
+    missing = sorted(kept - set(plants))
+    resurrected = sorted(load.deleted & set(plants))
+    if missing:
+        problems.append("%d acknowledged saves are missing: %s" % (len(missing), missing[:5]))
+    if resurrected:
+        problems.append("%d acknowledged deletes came back: %s" % (len(resurrected), resurrected[:5]))
+    orphans = []
+    for plant in sorted(load.deleted)[:300]:
+        status, body, _ = client.call("GET", "/v1/tasks?view=VIEW_OPEN&plant_id=" + plant)
+        if status != 200:
+            return problems + ["listing the tasks of %s failed with %d" % (plant, status)]
+        if body.get("tasks"):
+            orphans.append(plant)
+    if orphans:
+        problems.append("deleted plants with open tasks left: %d (%s)" % (len(orphans), orphans[:5]))
+    for plant in sorted(plants)[:200]:
+        status, detail, _ = client.call("GET", "/v1/plants/" + plant)
+        if status != 200 or not detail.get("upcomingTasks"):
+            problems.append("plant %s has no schedule (status %d)" % (plant, status))
+            break
+    return problems
+
+
+if __name__ == "__main__":
+    sys.exit(main())
