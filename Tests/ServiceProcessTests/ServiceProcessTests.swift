@@ -135,8 +135,11 @@ struct ServiceProcessTests {
         let client = try RPCClient(target: endpoint)
         defer { client.close() }
         let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
-        // Reminders at 00:00 UTC: today's are due at once.
-        _ = try await client.call(Methods.putPreferences, .with { $0.preferences.notifyTime = "00:00" }, options: user)
+        // Reminders at the minute just gone (UTC): today's are due at once. Not a fixed 00:00: reminders more than
+        // 12 hours late are not sent, so that made the test fail every afternoon.
+        let minute = Int(Date().timeIntervalSince1970 / 60) % 1_440
+        let notify = minute == 0 ? "00:00" : String(format: "%02d:%02d", (minute - 1) / 60, (minute - 1) % 60)
+        _ = try await client.call(Methods.putPreferences, .with { $0.preferences.notifyTime = notify }, options: user)
         _ = try await client.call(Methods.registerWebhook, .with {
             $0.id = "h1"
             $0.url = hook.baseURL.appendingPathComponent("hook").absoluteString
