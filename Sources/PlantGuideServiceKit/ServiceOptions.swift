@@ -95,16 +95,11 @@ public struct ServiceOptions: ParsableArguments {
 
     /// The server's CurveZMQ settings: both a secret key and the allowed clients, or neither (off).
     private func curveSecurity(_ environment: [String: String]) throws -> CurveServerSecurity? {
-        func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
         do {
-            let secret = try pick(curveSecretKeyFile, "PLANTGUIDE_CURVE_SECRET_KEY_FILE").map(CurveSecurity.key(fromFile:))
-                ?? pick(nil, "PLANTGUIDE_CURVE_SECRET_KEY")
-            let allowed: [String]? = try pick(curveAllowedClientsFile, "PLANTGUIDE_CURVE_ALLOWED_CLIENTS_FILE").map { path in
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read \(path)") }
-                return try CurveSecurity.keys(in: text, source: path)
-            } ?? pick(nil, "PLANTGUIDE_CURVE_ALLOWED_CLIENTS").map {
-                try CurveSecurity.keys(in: $0.replacingOccurrences(of: ",", with: "\n"), source: "PLANTGUIDE_CURVE_ALLOWED_CLIENTS")
-            }
+            let secret = try CurveSecurity.keys(file: curveSecretKeyFile, fileVariable: "PLANTGUIDE_CURVE_SECRET_KEY_FILE",
+                                                variable: "PLANTGUIDE_CURVE_SECRET_KEY", environment: environment)?.first
+            let allowed = try CurveSecurity.keys(file: curveAllowedClientsFile, fileVariable: "PLANTGUIDE_CURVE_ALLOWED_CLIENTS_FILE",
+                                                 variable: "PLANTGUIDE_CURVE_ALLOWED_CLIENTS", environment: environment)
             switch (secret, allowed) {
             case (nil, nil): return nil
             case (let secret?, let allowed?): return CurveServerSecurity(keyPair: try CurveKeyPair(secretKey: secret), allowedClientKeys: Set(allowed))

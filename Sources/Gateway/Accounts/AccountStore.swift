@@ -79,12 +79,6 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// The user a bearer token belongs to and the token's id, or nil when it is unknown or revoked.
-    public func owner(ofToken token: String) async throws -> (userID: String, tokenID: String)? {
-        guard Self.isWellFormed(token: token) else { return nil }
-        return try await owner(ofTokenHash: Self.sha256(token))
-    }
-
     /// Whether `token` could be one of ours at all ("pg_…", at most 200 bytes): anything else is refused unread.
     static func isWellFormed(token: String) -> Bool {
         token.hasPrefix("pg_") && token.utf8.count <= 200
@@ -95,6 +89,8 @@ public struct AccountStore: Sendable {
         try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM token WHERE revokedAt IS NOT NULL") ?? 0 }
     }
 
+    /// The user and token id of a token's SHA-256, or nil when it is unknown or revoked. Callers go through
+    /// ``TokenCache``, which hashes the token and spares most calls this read.
     func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT userID, id FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])

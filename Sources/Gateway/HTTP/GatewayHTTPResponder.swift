@@ -67,9 +67,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         let candidates = routes.compactMap { route in route.template.match(path).map { (route, $0) } }
         guard !candidates.isEmpty else { return Self.failure(RPCError(.notFound, "no route for \(path)")) }
         guard let (route, variables) = candidates.first(where: { $0.0.binding.verb == verb }) else {
-            var refusal = Self.failure(RPCError(.unimplemented, "\(verb) is not allowed on \(path)"), status: .methodNotAllowed)
-            refusal.headers[.allow] = (candidates.map(\.0.binding.verb) + ["OPTIONS"]).joined(separator: ", ")
-            return refusal
+            return Self.methodNotAllowed(verb, path, allowed: candidates.map(\.0.binding.verb))
         }
         let body: Data
         do {
@@ -134,6 +132,13 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     static func json(status: HTTPResponse.Status, _ body: Data) -> Response {
         cors(Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body))))
+    }
+
+    /// 405, with the verbs `path` takes in Allow (and OPTIONS, which every path takes).
+    static func methodNotAllowed(_ verb: String, _ path: String, allowed: [String]) -> Response {
+        var refusal = failure(RPCError(.unimplemented, "\(verb) is not allowed on \(path)"), status: .methodNotAllowed)
+        refusal.headers[.allow] = (allowed + ["OPTIONS"]).joined(separator: ", ")
+        return refusal
     }
 
     static func failure(_ error: RPCError, status: HTTPResponse.Status? = nil) -> Response {

@@ -17,12 +17,7 @@ struct ReminderStream: Sendable {
     let authenticate: @Sendable (_ authorization: String?, _ collectionOwner: String?) async throws -> Caller
 
     func response(to request: Request) async -> Response {
-        guard request.method == .get else {
-            var refusal = GatewayHTTPResponder.failure(RPCError(.unimplemented, "\(request.method) is not allowed on \(Self.path)"),
-                                                       status: .methodNotAllowed)
-            refusal.headers[.allow] = "GET, OPTIONS"
-            return refusal
-        }
+        guard request.method == .get else { return GatewayHTTPResponder.methodNotAllowed(request.method.rawValue, Self.path, allowed: ["GET"]) }
         let query = request.uri.queryParameters
         let authorization = request.headers[.authorization] ?? query["access_token"].map { "Bearer \($0)" }
         let owner = request.headers[GatewayHTTPResponder.collectionOwner] ?? query["collection_owner"].map(String.init)

@@ -96,15 +96,32 @@ public enum CurveSecurity {
         return keys
     }
 
-    /// The one key in the file at `path`.
+    /// The (first) key in the file at `path`.
     public static func key(fromFile path: String) throws -> String {
+        try keys(fromFile: path)[0]
+    }
+
+    /// The keys in the file at `path`: at least one.
+    public static func keys(fromFile path: String) throws -> [String] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw RPCError.invalidArgument("curve_key", .invalidFormat, "cannot read the key file \(path)")
         }
-        guard let key = try keys(in: text, source: path).first else {
-            throw RPCError.invalidArgument("curve_key", .required, "no key in \(path)")
-        }
-        return key
+        let keys = try keys(in: text, source: path)
+        guard !keys.isEmpty else { throw RPCError.invalidArgument("curve_key", .required, "no key in \(path)") }
+        return keys
+    }
+
+    /// The keys a setting gives, the way every CurveZMQ setting is read: the file at `path` (a flag's value), else
+    /// the file the environment's `fileVariable` names, else the keys themselves in `variable` (comma-separated);
+    /// nil when none of them is set.
+    /// - Throws: ``RPCError`` INVALID_ARGUMENT for an unreadable file, a malformed key, or a setting without one.
+    public static func keys(file path: String?, fileVariable: String, variable: String, environment: [String: String]) throws -> [String]? {
+        func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let file = path ?? nonEmpty(fileVariable) { return try keys(fromFile: file) }
+        guard let value = nonEmpty(variable) else { return nil }
+        let keys = try keys(in: value.replacingOccurrences(of: ",", with: "\n"), source: variable)
+        guard !keys.isEmpty else { throw RPCError.invalidArgument("curve_key", .required, "no key in \(variable)") }
+        return keys
     }
 }
 
@@ -114,18 +131,13 @@ extension CurveClientSecurity {
     /// (PLANTGUIDE_CURVE_SERVER_KEY_FILE or PLANTGUIDE_CURVE_SERVER_KEY); nil when neither is set.
     /// - Throws: ``RPCError`` INVALID_ARGUMENT when only one is set, or a key is malformed.
     public static func resolve(clientKeyFile: String?, serverKeyFile: String?, environment: [String: String]) throws -> CurveClientSecurity? {
-        func value(_ flag: String?, _ fileVariable: String, _ variable: String) throws -> String? {
-            if let path = flag ?? environment[fileVariable].flatMap({ $0.isEmpty ? nil : $0 }) { return try CurveSecurity.key(fromFile: path) }
-            return environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-        }
-        let client = try value(clientKeyFile, "PLANTGUIDE_CURVE_CLIENT_KEY_FILE", "PLANTGUIDE_CURVE_CLIENT_KEY")
-        let server = try value(serverKeyFile, "PLANTGUIDE_CURVE_SERVER_KEY_FILE", "PLANTGUIDE_CURVE_SERVER_KEY")
+        let client = try CurveSecurity.keys(file: clientKeyFile, fileVariable: "PLANTGUIDE_CURVE_CLIENT_KEY_FILE",
+                                            variable: "PLANTGUIDE_CURVE_CLIENT_KEY", environment: environment)?.first
+        let server = try CurveSecurity.keys(file: serverKeyFile, fileVariable: "PLANTGUIDE_CURVE_SERVER_KEY_FILE",
+                                            variable: "PLANTGUIDE_CURVE_SERVER_KEY", environment: environment)?.first
         switch (client, server) {
         case (nil, nil): return nil
         case (let client?, let server?):
-            guard CurveSecurity.isZ85Key(server) else {
-                throw RPCError.invalidArgument("server_key", .invalidFormat, "the server's public key is 40 Z85 characters")
-            }
             return CurveClientSecurity(keyPair: try CurveKeyPair(secretKey: client), serverPublicKey: server)
         case (nil, _): throw RPCError.invalidArgument("client_key", .required, "CurveZMQ needs the client's secret key too")
         case (_, nil): throw RPCError.invalidArgument("server_key", .required, "CurveZMQ needs the server's public key too")

@@ -40,7 +40,7 @@ final class ZAPHandler: Sendable {
     /// Answers requests for the life of the process.
     private func serve(_ socket: ZMQSocket) {
         while true {
-            guard let request = Self.receiveFrames(socket) else { continue }
+            guard let request = socket.receiveFramesBlocking() else { continue }
             // version, request id, domain, address, identity, mechanism, credentials...
             guard request.count >= 6 else { continue }
             var allowedKey = false
@@ -60,21 +60,23 @@ final class ZAPHandler: Sendable {
             }
         }
     }
+}
 
-    private static func receiveFrames(_ socket: ZMQSocket) -> [[UInt8]]? {
+extension ZMQSocket {
+    /// Receives one whole multipart message, waiting up to the socket's ZMQ_RCVTIMEO; nil when none came in that
+    /// time (or a signal interrupted the wait). For the sockets that own a thread: the ZAP handler, a subscriber.
+    func receiveFramesBlocking() -> [[UInt8]]? {
         var frames: [[UInt8]] = []
         var message = zmq_msg_t()
         while true {
             zmq_msg_init(&message)
             defer { zmq_msg_close(&message) }
-            guard zmq_msg_recv(&message, socket.handle, 0) >= 0 else { return nil }
+            guard zmq_msg_recv(&message, handle, 0) >= 0 else { return nil }
             frames.append(Array(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
             if zmq_msg_more(&message) == 0 { return frames }
         }
     }
-}
 
-extension ZMQSocket {
     /// Sends one frame, waiting if need be (only for the ZAP handler's inproc replies).
     func sendBlocking(_ bytes: UnsafeRawBufferPointer, more: Bool) -> Bool {
         zmq_send(handle, bytes.baseAddress, bytes.count, more ? ZMQ_SNDMORE : 0) >= 0

@@ -1,6 +1,5 @@
 import CZeroMQ
 import Foundation
-import Glibc
 import Synchronization
 
 /// A ZeroMQ SUB socket reading an event stream (reminders) that ``Publisher``s send: messages of two frames, topic
@@ -24,7 +23,7 @@ public final class Subscriber: Sendable {
             socket = try ZMQSocket(type: ZMQ_SUB)
             if let curve { try socket.applyCurve(curve) }
             try socket.set(ZMQ_RCVHWM, 100_000)
-            try socket.set(ZMQ_RCVTIMEO, Int32(tickInterval.components.seconds * 1_000 + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+            try socket.set(ZMQ_RCVTIMEO, Int32(tickInterval.milliseconds))
             for endpoint in endpoints { try socket.connect(endpoint) }
             try Array(topicPrefix.utf8).withUnsafeBytes { prefix in
                 guard zmq_setsockopt(socket.handle, ZMQ_SUBSCRIBE, prefix.baseAddress, prefix.count) == 0 else {
@@ -50,20 +49,13 @@ public final class Subscriber: Sendable {
 
     private static func receive(on socket: ZMQSocket, until stopped: StopFlag, tick: () -> Void,
                                 deliver: (String, [UInt8]) -> Void) {
-        var message = zmq_msg_t()
-        var frames: [[UInt8]] = []
         while !stopped.value.load(ordering: .acquiring) {
-            zmq_msg_init(&message)
-            defer { zmq_msg_close(&message) }
-            guard zmq_msg_recv(&message, socket.handle, 0) >= 0 else {
-                frames.removeAll()
-                tick()  // a timeout (EAGAIN) or a signal (EINTR): either way, time to look at the clock
+            // nil: the receive timed out (or a signal came), so it is time to look at the clock.
+            guard let frames = socket.receiveFramesBlocking() else {
+                tick()
                 continue
             }
-            frames.append(Array(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
-            guard zmq_msg_more(&message) == 0 else { continue }
             if frames.count == 2 { deliver(String(decoding: frames[0], as: UTF8.self), frames[1]) }
-            frames.removeAll()
         }
     }
 }
