@@ -11,115 +11,18 @@ It checks, and exits 1 when one fails:
 
 Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N]   (Scripts/chaos builds and calls it)
 """
-import json
-import os
 import random
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
+
+from plantguide_stack import SERVICES, Client, Stack
 
 DEADLINE = 2.0
 RECOVERY = 2.0
-SERVICES = ["identification", "caredata", "collection", "scheduling", "gateway"]
 SPECIES = ["Monstera deliciosa", "Ficus lyrata", "Hibiscus rosa-sinensis", "Sansevieria trifasciata"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Stack:
-    """The four services and the gateway as processes, each restartable on its port and data."""
-
-    def __init__(self, bin_dir, root):
-        self.bin = bin_dir
-        self.root = root
-        self.ports = {name: free_port() for name in SERVICES}
-        self.http_port = free_port()
-        self.reminders = "tcp://127.0.0.1:%d" % free_port()
-        self.processes = {}
-        self.logs = {}
-
-    def endpoint(self, name):
-        return "tcp://127.0.0.1:%d" % self.ports[name]
-
-    def command(self, name):
-        base = [os.path.join(self.bin, "plantguide-" + name), "--bind", self.endpoint(name),
-                "--data", os.path.join(self.root, name), "--log-level", "warning"]
-        if name == "gateway":
-            base += ["--http-bind", "127.0.0.1:%d" % self.http_port, "--rate-limit", "0", "--retry-interval-ms", "200",
-                     "--identification", self.endpoint("identification"), "--caredata", self.endpoint("caredata"),
-                     "--collection", self.endpoint("collection"), "--scheduling", self.endpoint("scheduling"),
-                     "--reminders", self.reminders]
-        return base
-
-    def start(self, name):
-        environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
-                           PLANTGUIDE_REMINDERS_BIND=self.reminders)
-        log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
-        self.processes[name] = subprocess.Popen(self.command(name), env=environment, stdout=log, stderr=log)
-        subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name), "--wait-for-ready",
-                        "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
-        if name == "gateway":
-            wait_http(self.http_port)
-
-    def kill(self, name):
-        process = self.processes[name]
-        process.kill()
-        process.wait()
-
-    def stop(self):
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
-def wait_http(port):
-    for _ in range(200):
-        try:
-            urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=1).read()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("the gateway's HTTP front did not come up")
-
-
-class Client:
-    def __init__(self, port, token):
-        self.base = "http://127.0.0.1:%d" % port
-        self.token = token
-
-    def call(self, method, path, body=None):
-        """(status, body, seconds); status 0 when no answer came (refused, reset), -1 when the deadline passed."""
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers={
-            "Authorization": "Bearer " + self.token, "Content-Type": "application/json"})
-        started = time.monotonic()
-        try:
-            with urllib.request.urlopen(request, timeout=DEADLINE) as response:
-                answer = response.read()
-                return response.status, json.loads(answer or b"{}"), time.monotonic() - started
-        except urllib.error.HTTPError as error:
-            return error.code, {}, time.monotonic() - started
-        except socket.timeout:
-            return -1, {}, time.monotonic() - started
-        except (urllib.error.URLError, ConnectionError, OSError) as error:
-            if "timed out" in str(error):
-                return -1, {}, time.monotonic() - started
-            return 0, {}, time.monotonic() - started
 
 
 class Load:
@@ -211,11 +114,8 @@ def main():
     failures = []
     rows = []
     try:
-        for name in SERVICES:
-            stack.start(name)
-        token = subprocess.run([os.path.join(bin_dir, "plantguide-gateway"), "users", "add", "chaos", "--token-only", "--data",
-                                os.path.join(root, "gateway")], check=True, capture_output=True, text=True).stdout.strip()
-        client = Client(stack.http_port, token)
+        stack.start_all()
+        client = Client(stack.http_port, stack.add_user("chaos"), DEADLINE)
         load = Load(client, workers)
         load.start()
         time.sleep(3)

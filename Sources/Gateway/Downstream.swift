@@ -16,6 +16,15 @@ public final class Downstream: Sendable {
         // A service back from a restart is found within half a second: reconnecting that often to a service that
         // is down costs nothing next to the calls failing meanwhile (the default backs off to 2 s).
         client.maxReconnectInterval = .milliseconds(500)
+        // A service host cut off from the network drops packets without a reset: heartbeats every half second
+        // notice it within 1.5 s, after which its calls fail at once (503) instead of waiting for their deadline;
+        // and a connection attempt that gets no answer is given up after a second, so that the host is found
+        // again within about a second of coming back.
+        client.heartbeatInterval = .milliseconds(500)
+        client.connectTimeout = .seconds(1)
+        // While a service is known to be unreachable its calls fail at once, rather than after up to four
+        // attempts' back-off, so that the app gets its 503 and Retry-After in a millisecond.
+        client.retriesWhileUnreachable = false
         identification = try RPCClient(target: configuration.identification, configuration: client)
         caredata = try RPCClient(target: configuration.caredata, configuration: client)
         collection = try RPCClient(target: configuration.collection, configuration: client)

@@ -39,6 +39,13 @@ final class ClientCall: @unchecked Sendable {
         continuation = nil
     }
 
+    /// Fails the call because no endpoint of the target is ready and none is about to be, so that the client
+    /// can tell this (nothing was sent) from a server's UNAVAILABLE.
+    func failUnreachable(_ error: RPCError) {
+        continuation?.resume(throwing: NoReadyEndpoint(error: error))
+        continuation = nil
+    }
+
     /// Bytes on the wire: field 1 (id), the envelope, field 3 (timeout in ms), written into `buffer`.
     func frameSize(timeoutMs: UInt64) -> Int {
         2 + Varint.size(wireID) + envelope.count + Varint.size(timeoutMs)
@@ -82,4 +89,9 @@ enum Varint {
         buffer[offset] = UInt8(value)
         return offset + 1
     }
+}
+
+/// Thrown to ``RPCClient`` for a call that no endpoint could take; it carries the UNAVAILABLE error to report.
+struct NoReadyEndpoint: Error {
+    let error: RPCError
 }

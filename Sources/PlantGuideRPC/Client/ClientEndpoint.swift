@@ -35,6 +35,9 @@ final class ClientEndpoint {
         try socket.set(ZMQ_HEARTBEAT_IVL, heartbeat)
         try socket.set(ZMQ_HEARTBEAT_TIMEOUT, heartbeat * 3)
         try socket.set(ZMQ_HEARTBEAT_TTL, heartbeat * 3)
+        if let connectTimeout = configuration.connectTimeout {
+            try socket.set(ZMQ_CONNECT_TIMEOUT, Int32(connectTimeout.milliseconds))
+        }
         if let curve = configuration.curve { try socket.applyCurve(curve) }
         monitor = try SocketMonitor(
             watching: socket,

@@ -149,7 +149,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         if call.waitForReady || mayBecomeReadySoon {
             waiting.append(call)
         } else {
-            call.fail(unavailableError)
+            call.failUnreachable(unavailableError)
         }
     }
 
@@ -272,7 +272,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         let parked = waiting
         waiting.removeAll()
         for call in parked where call.isActive {
-            if call.waitForReady { waiting.append(call) } else { call.fail(unavailableError) }
+            if call.waitForReady { waiting.append(call) } else { call.failUnreachable(unavailableError) }
         }
     }
 

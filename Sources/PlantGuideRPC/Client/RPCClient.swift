@@ -110,6 +110,11 @@ public final class RPCClient: Sendable {
             let response: Plantguide_Rpc_V1_RpcResponse
             do {
                 response = try await send(bytes, method: path, deadline: deadline, waitForReady: options.waitForReady)
+            } catch let unreachable as NoReadyEndpoint {
+                guard configuration.retriesWhileUnreachable else { throw unreachable.error }
+                try await pauseBeforeRetry(after: unreachable.error, retryable: retryable, attempt: &attempt, backoff: &backoff,
+                                           deadline: deadline)
+                continue
             } catch let error as RPCError where error.code == .unavailable {
                 try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
                 continue

@@ -24,6 +24,13 @@ public final class Subscriber: Sendable {
             if let curve { try socket.applyCurve(curve) }
             try socket.set(ZMQ_RCVHWM, 100_000)
             try socket.set(ZMQ_RCVTIMEO, Int32(tickInterval.milliseconds))
+            // A publisher whose host is cut off sends no reset: heartbeats notice the dead connection within 3 s,
+            // and connection attempts that get no answer are given up after a second, so that the stream resumes
+            // about a second after the host is back rather than when the kernel's SYN back-off next tries.
+            try socket.set(ZMQ_HEARTBEAT_IVL, 1_000)
+            try socket.set(ZMQ_HEARTBEAT_TIMEOUT, 3_000)
+            try socket.set(ZMQ_CONNECT_TIMEOUT, 1_000)
+            try socket.set(ZMQ_RECONNECT_IVL_MAX, 1_000)
             for endpoint in endpoints { try socket.connect(endpoint) }
             try Array(topicPrefix.utf8).withUnsafeBytes { prefix in
                 guard zmq_setsockopt(socket.handle, ZMQ_SUBSCRIBE, prefix.baseAddress, prefix.count) == 0 else {
