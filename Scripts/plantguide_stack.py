@@ -3,6 +3,8 @@ services and the gateway, each restartable on its address and data, and a small 
 
 By default every process listens on 127.0.0.1. `hosts` puts a service on another address and `launcher` prefixes
 its command (for instance `ip netns exec HOST`), so that the same stack runs spread over network namespaces.
+`replicas` runs more instances of a stateless service (the gateway spreads its calls over them), `options` adds
+command-line options per service, and `environment` overrides the defaults (no model, no external APIs).
 """
 import json
 import os
@@ -24,42 +26,51 @@ def free_port():
 class Stack:
     """The four services and the gateway as processes; logs and data under `root`."""
 
-    def __init__(self, bin_dir, root, hosts=None, launcher=None, gateway_options=()):
+    def __init__(self, bin_dir, root, hosts=None, launcher=None, replicas=None, options=None, environment=None):
         self.bin = bin_dir
         self.root = root
         self.hosts = hosts or {}
         self.launcher = launcher or (lambda name: [])
-        self.gateway_options = list(gateway_options)
-        self.ports = {name: free_port() for name in SERVICES}
+        self.options = options or {}
+        self.environment = environment or {}
+        self.ports = {name: [free_port() for _ in range((replicas or {}).get(name, 1))] for name in SERVICES}
         self.http_port = free_port()
         self.reminders = "tcp://%s:%d" % (self.host("scheduling"), free_port())
-        self.processes = {}
+        self.processes = {}  # name -> one process per replica
         self.logs = {}
 
     def host(self, name):
         return self.hosts.get(name, "127.0.0.1")
 
-    def endpoint(self, name):
-        return "tcp://%s:%d" % (self.host(name), self.ports[name])
+    def endpoint(self, name, replica=0):
+        return "tcp://%s:%d" % (self.host(name), self.ports[name][replica])
 
-    def command(self, name):
-        base = [os.path.join(self.bin, "plantguide-" + name), "--bind", self.endpoint(name),
-                "--data", os.path.join(self.root, name), "--log-level", "warning"]
+    def target(self, name):
+        """The RPC target of all of `name`'s replicas."""
+        return ",".join(self.endpoint(name, replica) for replica in range(len(self.ports[name])))
+
+    def command(self, name, replica=0):
+        data = os.path.join(self.root, name if replica == 0 else "%s-%d" % (name, replica + 1))
+        base = [os.path.join(self.bin, "plantguide-" + name), "--bind", self.endpoint(name, replica), "--data", data,
+                "--log-level", "warning"] + list(self.options.get(name, []))
         if name == "gateway":
             base += ["--http-bind", "127.0.0.1:%d" % self.http_port, "--rate-limit", "0", "--retry-interval-ms", "200",
-                     "--identification", self.endpoint("identification"), "--caredata", self.endpoint("caredata"),
-                     "--collection", self.endpoint("collection"), "--scheduling", self.endpoint("scheduling"),
-                     "--reminders", self.reminders] + self.gateway_options
+                     "--identification", self.target("identification"), "--caredata", self.target("caredata"),
+                     "--collection", self.target("collection"), "--scheduling", self.target("scheduling"),
+                     "--reminders", self.reminders]
         return self.launcher(name) + base
 
     def start(self, name):
-        """Starts `name` and waits until it serves (the gateway: its RPC and HTTP fronts)."""
+        """Starts `name`'s replicas and waits until each serves (the gateway: its RPC and HTTP fronts)."""
         environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
                            PLANTGUIDE_REMINDERS_BIND=self.reminders)
+        environment.update(self.environment)
         log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
-        self.processes[name] = subprocess.Popen(self.command(name), env=environment, stdout=log, stderr=log)
-        subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name), "--wait-for-ready",
-                        "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
+        self.processes[name] = [subprocess.Popen(self.command(name, replica), env=environment, stdout=log, stderr=log)
+                                for replica in range(len(self.ports[name]))]
+        for replica in range(len(self.ports[name])):
+            subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name, replica),
+                            "--wait-for-ready", "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
         if name == "gateway":
             wait_http(self.http_port)
 
@@ -73,15 +84,19 @@ class Stack:
                                os.path.join(self.root, "gateway")], check=True, capture_output=True, text=True).stdout.strip()
 
     def kill(self, name):
-        process = self.processes[name]
-        process.kill()
-        process.wait()
+        for process in self.processes[name]:
+            process.kill()
+            process.wait()
+
+    def pids(self):
+        return [process.pid for replicas in self.processes.values() for process in replicas]
 
     def stop(self):
-        for process in self.processes.values():
+        everything = [process for replicas in self.processes.values() for process in replicas]
+        for process in everything:
             if process.poll() is None:
                 process.terminate()
-        for process in self.processes.values():
+        for process in everything:
             try:
                 process.wait(timeout=15)
             except subprocess.TimeoutExpired:

@@ -53,7 +53,7 @@ struct HTTPLoad: AsyncParsableCommand {
                                         method: template.method, path: template.path.replacingOccurrences(of: "{n}", with: n),
                                         body: template.body?.replacingOccurrences(of: "{n}", with: n), headers: template.headers)
                                     let start = ContinuousClock.now
-                                    let status = try connection.exchange(request)
+                                    let status = try connection.exchange(request).status
                                     latencies.append((ContinuousClock.now - start).nanoseconds)
                                     guard (200..<300).contains(status) else { throw ValidationError("HTTP \(status) for \(template.path)") }
                                 }
@@ -99,8 +99,8 @@ final class HTTPConnection: @unchecked Sendable {
         return Array((head + "\r\n" + (body ?? "")).utf8)
     }
 
-    /// Sends the request and reads the whole response; returns its status.
-    func exchange(_ request: [UInt8]) throws -> Int {
+    /// Sends the request and reads the whole response; returns its status and body.
+    func exchange(_ request: [UInt8]) throws -> (status: Int, body: [UInt8]) {
         var sent = 0
         while sent < request.count {
             let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -119,8 +119,9 @@ final class HTTPConnection: @unchecked Sendable {
                     throw ValidationError("a response without Content-Length: \(head)")
                 }
                 if pending.count >= end + length {
+                    let body = Array(pending[end..<end + length])
                     pending.removeFirst(end + length)
-                    return status
+                    return (status, body)
                 }
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)

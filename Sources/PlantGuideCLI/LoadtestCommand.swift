@@ -13,7 +13,9 @@ struct LoadtestCommand: AsyncParsableCommand {
         discussion: """
             Closed loop (--concurrency N callers, each waiting for its answer) or open loop (--rate R calls a \
             second whatever the answers, so that queueing delay shows: latency counts from when a call was due). \
-            Identify calls carry the --photo files; other methods take --json. Only loopback targets are for tests.
+            Identify calls, to the identification service or the gateway's IdentifyPlant (with -H \
+            'authorization: Bearer TOKEN'), carry the --photo files; other methods take --json. Only loopback \
+            targets are for tests.
             Example: plantguide loadtest tcp://127.0.0.1:7001 --photo leaf.jpg --concurrency 8 --duration 30
             """)
 
@@ -107,23 +109,37 @@ struct LoadtestCommand: AsyncParsableCommand {
     }
 
     private func makePayload() throws -> (Data, Bool) {
-        if method == "/plantguide.identification.v1.IdentificationService/Identify" {
-            guard (1...5).contains(photo.count) else { throw ValidationError("Identify needs one to five --photo files") }
-            let images = try photo.map { file -> Plantguide_Identification_V1_IdentifyImage in
-                guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
-                return .with { $0.data = data }
-            }
-            let choice: Plantguide_Identification_V1_IdentificationMethod = switch identifyMethod {
-            case "on_device": .onDevice
-            case "plantnet": .plantnet
-            default: .hybrid
-            }
+        switch method {
+        case Self.identify:
+            let (images, choice) = try photosAndMethod()
             return (try Plantguide_Identification_V1_IdentifyRequest.with { $0.images = images; $0.method = choice }.serializedData(), true)
+        case Self.identifyThroughGateway:
+            let (images, choice) = try photosAndMethod()
+            return (try Plantguide_Gateway_V1_IdentifyPlantRequest.with { $0.images = images; $0.method = choice }.serializedData(), true)
+        default:
+            break
         }
         guard let known = PlantGuideMethods.all.first(where: { $0.path == method }) else {
             throw ValidationError("\(method) is not a method of the contract (plantguide rpc list)")
         }
         return (try known.requestType.init(jsonString: json).serializedData(), known.isIdempotent)
+    }
+
+    private static let identify = "/plantguide.identification.v1.IdentificationService/Identify"
+    private static let identifyThroughGateway = "/plantguide.gateway.v1.GatewayService/IdentifyPlant"
+
+    private func photosAndMethod() throws -> ([Plantguide_Identification_V1_IdentifyImage], Plantguide_Identification_V1_IdentificationMethod) {
+        guard (1...5).contains(photo.count) else { throw ValidationError("\(method) needs one to five --photo files") }
+        let images = try photo.map { file -> Plantguide_Identification_V1_IdentifyImage in
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
+            return .with { $0.data = data }
+        }
+        let choice: Plantguide_Identification_V1_IdentificationMethod = switch identifyMethod {
+        case "on_device": .onDevice
+        case "plantnet": .plantnet
+        default: .hybrid
+        }
+        return (images, choice)
     }
 
     private func report(_ result: LoadRecorder.Snapshot, elapsed: Double) {
