@@ -54,27 +54,37 @@ enum AppRequest: String, CaseIterable, Sendable {
     }
 }
 
-/// Open tasks to tick off, refilled with the next occurrences that completions plan.
+/// Open tasks to tick off: one per plant and kind of care, each handed to one request at a time. A completion
+/// replans its plant's occurrences of that kind (the next one gets a new id), so the pool takes the task the
+/// completion planned in place of the one it took; an id held from before would be a task that is gone (404).
 final class TaskPool: Sendable {
-    private let ids: Mutex<[String]>
+    private let tasks: Mutex<[String: String]>  // "plant kind" -> open task id
 
     init(openTasksOf connection: HTTPConnection, headers: [String]) throws {
         defer { connection.close() }
         let answer = try connection.exchange(HTTPConnection.request(method: "GET", path: "/v1/tasks?view=VIEW_OPEN", body: nil, headers: headers))
         guard answer.status == 200 else { throw ValidationError("listing the open tasks gave HTTP \(answer.status)") }
-        ids = Mutex(Self.taskIDs(in: answer.body, key: "tasks"))
+        var earliest: [String: String] = [:]
+        for (key, id) in Self.tasks(in: answer.body, key: "tasks") where earliest[key] == nil { earliest[key] = id }
+        tasks = Mutex(earliest)
     }
 
-    func take() -> String? { ids.withLock { $0.popLast() } }
+    func take() -> String? { tasks.withLock { $0.popFirst()?.value } }
 
     func giveBack(plannedIn body: [UInt8]) {
-        let planned = Self.taskIDs(in: body, key: "planned")
-        ids.withLock { $0.insert(contentsOf: planned, at: 0) }
+        let planned = Self.tasks(in: body, key: "planned")
+        tasks.withLock { pool in
+            for (key, id) in planned { pool[key] = id }
+        }
     }
 
-    private static func taskIDs(in body: [UInt8], key: String) -> [String] {
+    /// (plant and kind, id) of the tasks under `key`, in their order.
+    private static func tasks(in body: [UInt8], key: String) -> [(String, String)] {
         let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        return (object?[key] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        return (object?[key] as? [[String: Any]] ?? []).compactMap { task in
+            guard let id = task["id"] as? String, let plant = task["plantId"] as? String else { return nil }
+            return ("\(plant) \(task["type"] as? String ?? "")", id)
+        }
     }
 }
 
@@ -192,6 +202,8 @@ final class MixRun: @unchecked Sendable {
         case .detail:
             return try exchange(connection, "GET", "/v1/plants/p\(due.number % plants + 1)").status
         case .complete:
+            // Each completion plans the task's next occurrence, so the pool stays about as full as it started; if
+            // it ran dry, the app would be showing its task list instead.
             guard let task = tasks.take() else { return try exchange(connection, "GET", "/v1/tasks?view=VIEW_OPEN").status }
             let body = try JSONSerialization.data(withJSONObject: ["taskIds": [task]])
             let answer = try exchange(connection, "POST", "/v1/tasks:complete", String(decoding: body, as: UTF8.self))
