@@ -4,10 +4,11 @@ each joined to the gateway's host by a veth pair, and one service host after ano
 and restored while the gateway's HTTP front is probed without pause.
 
 The cut takes the service host's interface down, so the gateway sees what a pulled cable or a dead machine
-looks like: packets vanish, and no reset comes. Scripts/multihost runs this in network and mount namespaces of
-its own, so nothing of it touches the machine's network. The links use addresses of 127.0.0.0/8 (127.100.N.0/24),
-with loopback routing narrowed to 127.0.0.0/16 in each namespace, so that every address in the test stays a
-loopback one.
+looks like: packets vanish, and no reset comes. Scripts/multihost runs this in a network namespace of its own (the
+gateway's host), so nothing of it touches the machine's network; each service host is a network namespace held by
+a `sleep` process and entered with nsenter, which needs no mounts (so it also runs in a chroot). The links use
+addresses of 127.0.0.0/8 (127.100.N.0/24), with loopback routing narrowed to 127.0.0.0/16 in each namespace, so
+that every address in the test stays a loopback one.
 
 It checks, for each cut, and exits 1 when one fails:
 - the gateway reports the host unavailable (its /readyz) within DETECT seconds;
@@ -42,12 +43,21 @@ HOSTS = {name: "127.100.%d.2" % number for number, name in enumerate(
     ["identification", "caredata", "collection", "scheduling"], start=1)}
 
 
+# Service name -> the process holding its host's network namespace.
+HOLDERS = {}
+
+
 def run(*command):
     subprocess.run(command, check=True)
 
 
+def enter(name):
+    """The command prefix that runs a program in `name`'s host."""
+    return ["nsenter", "--net=/proc/%d/ns/net" % HOLDERS[name].pid, "--"]
+
+
 def in_host(name, *command):
-    run("ip", "netns", "exec", "pg-" + name, *command)
+    run(*enter(name), *command)
 
 
 def make_loopback_routable(execute):
@@ -61,20 +71,20 @@ def make_loopback_routable(execute):
 
 def build_network():
     """This namespace is the gateway's host; each service gets a host namespace and a link to it."""
-    # `ip netns` keeps its namespaces under /run/netns; a tmpfs there, in this test's own mount namespace, keeps
-    # them out of the machine's. Without root, /run may not be writable: then /run itself gets the tmpfs.
-    try:
-        os.makedirs("/run/netns", exist_ok=True)
-    except PermissionError:
-        run("mount", "-t", "tmpfs", "multihost", "/run")
-        os.makedirs("/run/netns")
-    run("mount", "-t", "tmpfs", "multihost", "/run/netns")
     make_loopback_routable(run)
     for name, address in HOSTS.items():
         number = address.split(".")[2]
-        run("ip", "netns", "add", "pg-" + name)
+        # The holder dies with this test (SIGKILL when its parent goes), and the namespace with it.
+        HOLDERS[name] = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "unshare", "--net", "sleep", "infinity"])
+        own = os.readlink("/proc/self/ns/net")
+        for _ in range(500):
+            if os.readlink("/proc/%d/ns/net" % HOLDERS[name].pid) != own:
+                break
+            time.sleep(0.01)
+        else:
+            raise SystemExit("the host namespace of %s did not come up" % name)
         make_loopback_routable(lambda *command: in_host(name, *command))
-        run("ip", "link", "add", "link" + number, "type", "veth", "peer", "name", "eth0", "netns", "pg-" + name)
+        run("ip", "link", "add", "link" + number, "type", "veth", "peer", "name", "eth0", "netns", str(HOLDERS[name].pid))
         run("ip", "addr", "add", "127.100.%s.1/24" % number, "dev", "link" + number)
         run("ip", "link", "set", "link" + number, "up")
         in_host(name, "ip", "addr", "add", address + "/24", "dev", "eth0")
@@ -190,8 +200,7 @@ def main():
     cut_seconds = float(args[args.index("--cut") + 1]) if "--cut" in args else 4.0
     build_network()
     root = tempfile.mkdtemp(prefix="plantguide-multihost-")
-    stack = Stack(bin_dir, root, hosts=HOSTS,
-                  launcher=lambda name: [] if name == "gateway" else ["ip", "netns", "exec", "pg-" + name])
+    stack = Stack(bin_dir, root, hosts=HOSTS, launcher=lambda name: [] if name == "gateway" else enter(name))
     failures = []
     rows = []
     probes = None
@@ -216,6 +225,8 @@ def main():
         if probes:
             probes.stopping.set()
         stack.stop()
+        for holder in HOLDERS.values():
+            holder.kill()
 
     print("| host cut off | reported unavailable after s | first 503 after s | requests after detection | 503 p50 ms "
           "| 503 max ms | other hosts' requests ok | back after return s | ready after return s |")
