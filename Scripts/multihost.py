@@ -17,7 +17,7 @@ It checks, for each cut, and exits 1 when one fails:
 - no request reaches its DEADLINE;
 - within RECOVERY seconds of the host's return, requests that need it succeed again and /readyz is ready.
 
-Usage: Scripts/multihost.py BIN_DIR [--cut SECONDS]   (Scripts/multihost builds it and enters the namespaces)
+Usage: Scripts/multihost.py BIN_DIR [--cut SECONDS]   (Scripts/multihost builds it and enters a network namespace)
 """
 import os
 import subprocess
