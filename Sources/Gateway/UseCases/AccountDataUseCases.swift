@@ -89,6 +89,9 @@ struct AccountDataUseCases: Sendable {
     /// Scheduling first (no reminder may go out for a plant about to vanish), then the collection, then what the
     /// gateway keeps of the person (pending work, identification settings; the account stays).
     func deleteAll(as caller: Caller) async throws -> Plantguide_Gateway_V1_DeleteAllDataResponse {
+        // The sweeper must not plan a schedule for one of the plants after the schedules are gone.
+        await pending.claims.beginErasing(userID: caller.id)
+        defer { pending.claims.endErasing(userID: caller.id) }
         let schedules = try await services.call(services.scheduling, Scheduling.deleteUserData, .init(), as: caller)
         let plants = try await services.call(services.collection, Collection.deleteUserData, .init(), as: caller)
         try await pending.forget(userID: caller.id)

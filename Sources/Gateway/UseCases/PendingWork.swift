@@ -24,6 +24,8 @@ struct PendingWork: Sendable {
     }
 
     let writer: any DatabaseWriter
+    /// The lookups this process is working on; shared by every copy.
+    let claims = PendingWorkClaims()
 
     /// Records a deletion before it starts; a care lookup still pending for the plant is dropped with it.
     func beginDeletion(_ deletion: Deletion) async throws {

@@ -39,6 +39,10 @@ public struct PendingWorkSweeper: Sendable {
     func sweepCareLookups(of userID: String?) async -> Int {
         var finished = 0
         for lookup in (try? await pending.careLookups(of: userID, limit: userID == nil ? 100 : 10_000)) ?? [] {
+            // A save under way, or an erase of the person's data, has it: the background sweep leaves it to them; an
+            // import's own sweep, which must plan every plant before it answers, waits its turn.
+            guard await claim(lookup, waiting: userID != nil) else { continue }
+            defer { pending.claims.release(userID: lookup.userID, plantID: lookup.plantID) }
             let caller = Caller(id: lookup.userID, deadline: .now + .seconds(10), traceID: nil)
             guard await plantExists(lookup, as: caller) else { continue }
             do {
@@ -63,6 +67,14 @@ public struct PendingWorkSweeper: Sendable {
             }
         }
         return finished
+    }
+
+    private func claim(_ lookup: PendingWork.CareLookup, waiting: Bool) async -> Bool {
+        while !pending.claims.claim(userID: lookup.userID, plantID: lookup.plantID) {
+            guard waiting else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
     }
 
     /// A save records its lookup before adding the plant. Without the plant, a young lookup is a save under way

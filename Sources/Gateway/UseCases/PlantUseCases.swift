@@ -35,7 +35,10 @@ struct PlantUseCases: Sendable {
         }
 
         // Recorded before the plant is added: a crash (or an outage) anywhere from here on leaves this entry, and
-        // the sweeper gives the plant its schedule, so no plant stays without one.
+        // the sweeper gives the plant its schedule, so no plant stays without one. While this save runs, the
+        // sweeper leaves the entry alone (unless it was already working on this plant's earlier one).
+        let claimed = pending.claims.claim(userID: caller.id, plantID: request.plant.id)
+        defer { if claimed { pending.claims.release(userID: caller.id, plantID: request.plant.id) } }
         var lookup = PendingWork.CareLookup(
             userID: caller.id, plantID: request.plant.id, scientificName: request.plant.scientificName,
             plantName: Self.displayName(request.plant), includeRepotting: request.includeRepotting, includePruning: request.includePruning)
