@@ -18,17 +18,18 @@ import tempfile
 import threading
 import time
 
-from plantguide_stack import SERVICES, Client, Stack
+from plantguide_stack import SERVICES, Client, Loops, Stack
 
 DEADLINE = 2.0
 RECOVERY = 2.0
 SPECIES = ["Monstera deliciosa", "Ficus lyrata", "Hibiscus rosa-sinensis", "Sansevieria trifasciata"]
 
 
-class Load:
+class Load(Loops):
     """Workers in closed loops: save a new plant (40%), list (25%), detail (20%), delete one saved (15%)."""
 
     def __init__(self, client, workers):
+        super().__init__()
         self.client = client
         self.workers = workers
         self.lock = threading.Lock()
@@ -36,7 +37,6 @@ class Load:
         self.deleted = set()
         self.events = []  # (started, ok, seconds, what, status)
         self.attempted_deletes = set()  # deletes that got no 200: the gateway may still finish them
-        self.stopping = threading.Event()
         self.counter = 0
 
     def next_id(self):
@@ -87,14 +87,7 @@ class Load:
             time.sleep(0.01)
 
     def start(self):
-        self.threads = [threading.Thread(target=self.work, daemon=True) for _ in range(self.workers)]
-        for thread in self.threads:
-            thread.start()
-
-    def stop(self):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join()
+        self.start_loops(*[self.work] * self.workers)
 
     def between(self, start, end):
         with self.lock:

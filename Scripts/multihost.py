@@ -19,6 +19,7 @@ It checks, for each cut, and exits 1 when one fails:
 
 Usage: Scripts/multihost.py BIN_DIR [--cut SECONDS]   (Scripts/multihost builds it and enters a network namespace)
 """
+import functools
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from plantguide_stack import Client, Stack
+from plantguide_stack import Client, Loops, Stack
 
 DETECT = 2.5
 FAST = 0.25
@@ -92,17 +93,15 @@ def build_network():
         in_host(name, "ip", "link", "set", "eth0", "up")
 
 
-class Probes:
+class Probes(Loops):
     """One thread per probe path calling it without pause, and one polling /readyz; everything timestamped."""
 
     def __init__(self, client):
+        super().__init__()
         self.client = client
         self.lock = threading.Lock()
         self.events = []  # (started, path, status, seconds)
         self.readiness = []  # (time, {service: state})
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.probe, args=(path,), daemon=True) for path in PROBES.values()]
-        self.threads.append(threading.Thread(target=self.watch_readiness, daemon=True))
 
     def probe(self, path):
         while not self.stopping.is_set():
@@ -120,13 +119,7 @@ class Probes:
             time.sleep(0.1)
 
     def start(self):
-        for thread in self.threads:
-            thread.start()
-
-    def stop(self):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join()
+        self.start_loops(*[functools.partial(self.probe, path) for path in PROBES.values()], self.watch_readiness)
 
     def of(self, path, start, end):
         with self.lock:

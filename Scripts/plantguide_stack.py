@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -143,3 +144,21 @@ class Client:
             if "timed out" in str(error):
                 return -1, {}, time.monotonic() - started
             return 0, {}, time.monotonic() - started
+
+
+class Loops:
+    """Functions that each loop on a daemon thread until ``stop()``; they watch ``stopping``."""
+
+    def __init__(self):
+        self.stopping = threading.Event()
+        self.threads = []
+
+    def start_loops(self, *targets):
+        self.threads = [threading.Thread(target=target, daemon=True) for target in targets]
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join()

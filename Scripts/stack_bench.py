@@ -49,7 +49,7 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def measured(command, stack, seconds):
+def measured(command, stack):
     """Runs `command` (which prints one JSON object); returns it with the stack's and the generator's cores used."""
     stack_before, generator_before, started = cpu_seconds(stack.pids()), children_cpu(), time.monotonic()
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
@@ -80,7 +80,7 @@ def identification(bin_dir, photo, models, seconds, warmup):
                                                            "--concurrency", "16", "--timeout", "60", "--json-output"]
             print("  identification: %s" % label, file=sys.stderr)
             subprocess.run(command + ["--duration", str(warmup)], check=True, capture_output=True)
-            rows.append((label, measured(command + ["--duration", str(seconds)], stack, seconds)))
+            rows.append((label, measured(command + ["--duration", str(seconds)], stack)))
         finally:
             stack.stop()
             shutil.rmtree(root, ignore_errors=True)
@@ -113,7 +113,7 @@ def app_mix(bin_dir, seconds, warmup):
             print("  app mix at %.0f requests/s" % rate, file=sys.stderr)
             result = measured([os.path.join(bin_dir, "plantguide-bench"), "app-mix", "--port", str(stack.http_port),
                                "--token", token, "--rate", "%.1f" % rate, "--duration", str(seconds), "--warmup", str(warmup),
-                               "--plants", str(plants), "--label", "rate %.0f" % rate], stack, seconds)
+                               "--plants", str(plants), "--label", "rate %.0f" % rate], stack)
             result["within"] = (result["latency_ms"]["p99"] <= P99_LIMIT_MS and result["failed"] == 0
                                 and result["achieved_rate"] >= 0.9 * rate)
             steps.append(result)

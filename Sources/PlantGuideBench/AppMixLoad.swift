@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlantGuideCore
 import Synchronization
 
 /// `plantguide-bench app-mix`: what an app does, through the gateway's HTTP front, at a fixed open-loop rate: list
@@ -126,21 +127,12 @@ final class MixRun: @unchecked Sendable {
         let end = measureFrom + .milliseconds(Int64(duration * 1_000))
         let workers = try (0..<connections).map { _ in try HTTPConnection(port: port) }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.onThread { self.pace(rate: rate, from: start, measureFrom: measureFrom, until: end) } }
+            group.addTask { await OwnThread.run { self.pace(rate: rate, from: start, measureFrom: measureFrom, until: end) } }
             for connection in workers {
-                group.addTask { await self.onThread { self.work(on: connection) } }
+                group.addTask { await OwnThread.run { self.work(on: connection) } }
             }
         }
         return report(rate: rate, duration: duration, connections: connections)
-    }
-
-    private func onThread(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                body()
-                continuation.resume()
-            }.start()
-        }
     }
 
     private func pace(rate: Double, from start: ContinuousClock.Instant, measureFrom: ContinuousClock.Instant, until end: ContinuousClock.Instant) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import PlantGuideCore
 import Synchronization
 
 /// `plantguide-bench http`: one HTTP/1.1 request in a closed loop over keep-alive connections, one per request in
@@ -41,25 +42,21 @@ struct HTTPLoad: AsyncParsableCommand {
         return try await withThrowingTaskGroup(of: [Int64].self) { group in
             for _ in 0..<inflight {
                 group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        Thread {
-                            continuation.resume(with: Result {
-                                let connection = try connect()
-                                defer { connection.close() }
-                                var latencies: [Int64] = []
-                                while ContinuousClock.now < end {
-                                    let n = String(numbers.next())
-                                    let request = HTTPConnection.request(
-                                        method: template.method, path: template.path.replacingOccurrences(of: "{n}", with: n),
-                                        body: template.body?.replacingOccurrences(of: "{n}", with: n), headers: template.headers)
-                                    let start = ContinuousClock.now
-                                    let status = try connection.exchange(request).status
-                                    latencies.append((ContinuousClock.now - start).nanoseconds)
-                                    guard (200..<300).contains(status) else { throw ValidationError("HTTP \(status) for \(template.path)") }
-                                }
-                                return latencies
-                            })
-                        }.start()
+                    try await OwnThread.run {
+                        let connection = try connect()
+                        defer { connection.close() }
+                        var latencies: [Int64] = []
+                        while ContinuousClock.now < end {
+                            let n = String(numbers.next())
+                            let request = HTTPConnection.request(
+                                method: template.method, path: template.path.replacingOccurrences(of: "{n}", with: n),
+                                body: template.body?.replacingOccurrences(of: "{n}", with: n), headers: template.headers)
+                            let start = ContinuousClock.now
+                            let status = try connection.exchange(request).status
+                            latencies.append((ContinuousClock.now - start).nanoseconds)
+                            guard (200..<300).contains(status) else { throw ValidationError("HTTP \(status) for \(template.path)") }
+                        }
+                        return latencies
                     }
                 }
             }

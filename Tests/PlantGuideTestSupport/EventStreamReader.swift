@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PlantGuideCore
 
 /// A Server-Sent Events client for tests: a plain TCP connection to a loopback port, one HTTP/1.1 GET, and the
 /// response's raw text as it arrives (headers, chunk sizes and all), read on a thread of its own.

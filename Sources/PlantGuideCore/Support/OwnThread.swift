@@ -1,8 +1,8 @@
 import Foundation
 
-/// Runs a wait that may last long (a child process to its end) on a new OS thread of its own: never on Swift's
-/// cooperative pool, and never on ``BlockingWork``'s few threads, where a handful of such waits would hold up the
-/// photo decoding and file work of the code under test running beside them.
+/// Runs a wait that may last long (a child process to its end, a load generator's blocking sockets) on a new OS
+/// thread of its own: never on Swift's cooperative pool, and never on ``BlockingWork``'s few threads, where a
+/// handful of such waits would hold up the photo decoding and file work running beside them.
 public enum OwnThread {
     public static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
