@@ -195,6 +195,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Every SQL statement of the stores, recorded from a workload and checked with EXPLAIN QUERY PLAN.
+        .testTarget(
+            name: "QueryPlanTests",
+            dependencies: [
+                "Collection", "Scheduling", "CareData", "Gateway", "PlantGuideProtos", "PlantGuideTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideTestSupport"],

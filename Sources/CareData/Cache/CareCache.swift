@@ -40,8 +40,13 @@ public struct CareCache: Sendable {
 
     /// Opens (creating and migrating) the database at `path`; up to `memoryCapacity` entries stay in memory.
     public init(path: String, memoryCapacity: Int = 10_000) throws {
+        self.init(writer: try ServiceDatabase.open(path: path, migrator: Self.migrator), memoryCapacity: memoryCapacity)
+    }
+
+    /// A cache over a database already opened and migrated with ``migrator`` (tests that watch its statements).
+    init(writer: any DatabaseWriter, memoryCapacity: Int = 10_000) {
         recent = RecentEntries(capacity: memoryCapacity)
-        writer = try ServiceDatabase.open(path: path, migrator: Self.migrator)
+        self.writer = writer
     }
 
     /// The cache key of a scientific name: its canonical form, lower-cased. Nil when it holds no name.

@@ -116,7 +116,7 @@ public struct CollectionArchiver: Sendable {
         archive.journal = try HistoryStore.allEvents(db, owner: owner)
         var links: [String: Plantguide_Collection_V1_ArchivedPhoto] = [:]
         for row in try Row.fetchAll(db, sql: """
-            SELECT plantPhoto.*, photo.mediaType FROM plantPhoto JOIN photo USING (sha256) WHERE ownerID = ? ORDER BY sha256, plantID
+            SELECT plantPhoto.*, photo.mediaType FROM plantPhoto CROSS JOIN photo USING (sha256) WHERE ownerID = ? ORDER BY sha256, plantID
             """, arguments: [owner]) {
             let sha: String = row["sha256"]
             links[sha, default: .with { $0.sha256 = sha; $0.mediaType = row["mediaType"] }].links.append(.with {

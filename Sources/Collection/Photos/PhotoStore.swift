@@ -69,7 +69,7 @@ public struct PhotoStore: Sendable {
         }
         let mediaType = try await writer.read { db in
             try String.fetchOne(db, sql: """
-                SELECT photo.mediaType FROM plantPhoto JOIN photo USING (sha256) WHERE plantPhoto.ownerID = ? AND sha256 = ? LIMIT 1
+                SELECT photo.mediaType FROM plantPhoto CROSS JOIN photo USING (sha256) WHERE plantPhoto.ownerID = ? AND sha256 = ? LIMIT 1
                 """, arguments: [owner, sha])
         }
         guard let mediaType else { throw CollectionError(.notFound, "no photo \(sha)") }

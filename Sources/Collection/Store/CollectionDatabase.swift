@@ -8,7 +8,7 @@ import PlantGuideStorage
 /// scoped by owner. v2 adds the full-text index over plants (FTS5, diacritic-insensitive, prefix-indexed) and
 /// fills it from existing rows, so a database written by v1 gains search when it is opened. v3 rebuilds that index
 /// with the owner as its first column (a single token, `o` + hex of the user id), so that a search reads one
-/// person's postings instead of everyone's.
+/// person's postings instead of everyone's. v4 indexes identifications by plant.
 public enum CollectionDatabase {
     /// Opens (creating and migrating) the database at `path`.
     public static func open(path: String) throws -> DatabasePool {
@@ -145,6 +145,11 @@ public enum CollectionDatabase {
                 INSERT INTO plantSearch(rowid, owner, \(columns))
                     SELECT rowid, 'o' || lower(hex(ownerID)), \(columns) FROM plant;
                 """)
+        }
+        migrator.registerMigration("v4: identifications by plant") { db in
+            // Deleting a plant (its identifications cascade) and one plant's history read that plant's rows, not
+            // every identification of its owner.
+            try db.execute(sql: "CREATE INDEX identificationByPlant ON identification(ownerID, plantID, identifiedAt)")
         }
         return migrator
     }

@@ -42,10 +42,14 @@ public struct HistoryStore: Sendable {
     public func identifications(plantID: String, pageSize: Int, pageToken: String, owner: String) async throws -> ([Identification], String) {
         let (size, offset) = try Self.page(pageSize, pageToken)
         return try await writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM identification WHERE ownerID = ? AND (? = '' OR plantID = ?)
-                ORDER BY identifiedAt DESC, id LIMIT ? OFFSET ?
-                """, arguments: [owner, plantID, plantID, size + 1, offset])
+            // Two statements, so that one plant's history reads that plant's rows (identificationByPlant).
+            let rows = plantID.isEmpty
+                ? try Row.fetchAll(db, sql: """
+                    SELECT * FROM identification WHERE ownerID = ? ORDER BY identifiedAt DESC, id LIMIT ? OFFSET ?
+                    """, arguments: [owner, size + 1, offset])
+                : try Row.fetchAll(db, sql: """
+                    SELECT * FROM identification WHERE ownerID = ? AND plantID = ? ORDER BY identifiedAt DESC, id LIMIT ? OFFSET ?
+                    """, arguments: [owner, plantID, size + 1, offset])
             return (try rows.prefix(size).map(Self.identification), rows.count > size ? "o\(offset + size)" : "")
         }
     }

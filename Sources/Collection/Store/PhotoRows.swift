@@ -10,12 +10,13 @@ enum PhotoRows {
         try photos(db, owner: owner, plantIDs: [plantID])[plantID] ?? []
     }
 
-    /// The photos of several plants (one query for a page), newest first, by plant id.
+    /// The photos of several plants (one query for a page), newest first, by plant id. CROSS JOIN makes SQLite
+    /// read the owner's links first and look each photo up by its hash, whatever its statistics say.
     static func photos(_ db: Database, owner: String, plantIDs: [String]) throws -> [String: [Photo]] {
         guard !plantIDs.isEmpty else { return [:] }
         let rows = try Row.fetchAll(db, sql: """
             SELECT photo.*, plantPhoto.plantID, plantPhoto.kind, plantPhoto.addedAt AS linkedAt FROM plantPhoto
-            JOIN photo USING (sha256)
+            CROSS JOIN photo USING (sha256)
             WHERE plantPhoto.ownerID = ? AND plantPhoto.plantID IN (\(plantIDs.map { _ in "?" }.joined(separator: ", ")))
             ORDER BY plantPhoto.addedAt DESC, photo.sha256
             """, arguments: StatementArguments([owner] + plantIDs))

@@ -71,6 +71,20 @@ public enum GatewayDatabase {
                 CREATE INDEX shareByMember ON share (memberID);
                 """)
         }
+        migrator.registerMigration("v5: indexes for queues and tokens, a revocation counter") { db in
+            // The revocation counter replaces counting revoked tokens (a scan of every user's tokens, four times a
+            // second); the indexes serve the sweeper's oldest-first queues and `users list`'s token counts.
+            try db.execute(sql: """
+                CREATE INDEX tokenByUser ON token (userID);
+                CREATE INDEX pendingDeletionBySince ON pendingDeletion (since);
+                CREATE INDEX pendingCareBySince ON pendingCare (since);
+                CREATE TABLE tokenRevocations (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    count INTEGER NOT NULL
+                );
+                INSERT INTO tokenRevocations SELECT 1, COUNT(*) FROM token WHERE revokedAt IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -5,14 +5,14 @@ import Synchronization
 /// two thread hand-offs, about a third of a millisecond here, more than the rest of the gateway's work on a call).
 ///
 /// Only valid tokens are kept. Tokens are revoked by another process (`plantguide-gateway tokens revoke` on the
-/// same database), so the cache looks at the number of revoked tokens at most every `recheckInterval` and forgets
+/// same database), so the cache looks at the number of revocations at most every `recheckInterval` and forgets
 /// everything when it changed: a revoked token is refused within that interval (a quarter second by default).
 final class TokenCache: Sendable {
     typealias Owner = (userID: String, tokenID: String)
 
     private struct State {
         var owners: [Data: Owner] = [:]
-        /// The revoked-token count the owners were read under; nil before the first check.
+        /// The revocation count the owners were read under; nil before the first check.
         var revocations: Int?
         var checkedAt: ContinuousClock.Instant?
     }
@@ -42,7 +42,7 @@ final class TokenCache: Sendable {
         return found
     }
 
-    /// The revoked-token count, read again when the last reading is older than the interval; a new count clears
+    /// The revocation count, read again when the last reading is older than the interval; a new count clears
     /// the cache.
     private func currentGeneration() async throws -> Int {
         let now = ContinuousClock.now
@@ -51,7 +51,7 @@ final class TokenCache: Sendable {
             return state.revocations
         }
         if let cached { return cached }
-        let count = try await accounts.revokedTokenCount()
+        let count = try await accounts.revocationCount()
         state.withLock { state in
             if state.revocations != count {
                 state.owners.removeAll()

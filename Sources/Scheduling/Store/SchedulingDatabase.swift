@@ -70,6 +70,18 @@ public enum SchedulingDatabase {
                 CREATE INDEX deliveryDue ON delivery(nextAttemptAt) WHERE state = 0;
                 """)
         }
+        migrator.registerMigration("v3: indexes that keep a call's cost to its own user and plant") { db in
+            // A plant's tasks by state and day: planning, a plant's open tasks and its overdue ones read only that
+            // plant's rows (the planner took taskByDay, every future task of the user, for some of them). A
+            // reminder by its task: a schedule write no longer scans every user's reminders. taskByReminder was
+            // superseded by the partial taskDueReminders in v2 and only cost writes.
+            try db.execute(sql: """
+                DROP INDEX taskByPlant;
+                DROP INDEX taskByReminder;
+                CREATE INDEX taskByPlant ON task(ownerID, plantID, state, dueDay);
+                CREATE INDEX reminderByTask ON reminder(ownerID, taskID);
+                """)
+        }
         return migrator
     }
 }

@@ -8,6 +8,7 @@ extension SchedulingStore {
     public typealias ListRequest = Plantguide_Scheduling_V1_ListTasksRequest
 
     /// Tasks for a view: open, overdue, today, upcoming (from tomorrow) or a date range, filtered by type and plant.
+    /// Read in day order through taskByDay (or one plant's through taskByPlant), stopping at the limit.
     public func list(_ request: ListRequest, owner: String) async throws -> (tasks: [CareTask], days: [(String, [CareTask])]) {
         guard request.limit <= 1_000 else { throw SchedulingError.invalidArgument("limit", .outOfRange, "limit must be at most 1000") }
         let limit = request.limit == 0 ? 200 : Int(request.limit)
@@ -35,7 +36,8 @@ extension SchedulingStore {
                 conditions.append("plantID = ?")
                 arguments.append(request.plantID)
             }
-            let tasks = try TaskRows.fetch(db, conditions.joined(separator: " AND ") + " ORDER BY dueDay, plantID, kind LIMIT \(limit)", arguments)
+            let tasks = try TaskRows.fetch(db, conditions.joined(separator: " AND ") + " ORDER BY dueDay, plantID, kind LIMIT \(limit)", arguments,
+                                           from: request.plantID.isEmpty ? TaskRows.byDay : TaskRows.ofPlant)
             var days: [(String, [CareTask])] = []
             for task in tasks {
                 if days.last?.0 == task.dueDate { days[days.count - 1].1.append(task) } else { days.append((task.dueDate, [task])) }
@@ -95,7 +97,8 @@ extension SchedulingStore {
             }
             let completed = try ids.flatMap { try TaskRows.fetch(db, "ownerID = ? AND id = ?", [owner, $0]) }
             let planned = try plants.sorted().flatMap {
-                try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state = 1 AND recurring = 1 ORDER BY dueDay, kind", [owner, $0])
+                try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state = 1 AND recurring = 1 ORDER BY dueDay, kind", [owner, $0],
+                                   from: TaskRows.ofPlant)
             }
             return (completed, planned)
         }
@@ -167,7 +170,8 @@ extension SchedulingStore {
         let open: String? = try await writer.read { db in
             let today = Self.localDate(time, try SchedulePreferences(wire: Self.preferences(db, owner: owner)).timeZone).dayNumber
             return try String.fetchOne(db, sql: """
-                SELECT id FROM task WHERE ownerID = ? AND plantID = ? AND kind = ? AND state IN (1, 3) AND dueDay <= ? ORDER BY dueDay LIMIT 1
+                SELECT id FROM \(TaskRows.ofPlant) WHERE ownerID = ? AND plantID = ? AND kind = ? AND state IN (1, 3) AND dueDay <= ?
+                ORDER BY dueDay LIMIT 1
                 """, arguments: [owner, plantID, type.rawValue, today])
         }
         if let open { return try await complete(ids: [open], at: when, owner: owner).completed.first }

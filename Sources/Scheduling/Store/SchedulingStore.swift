@@ -64,7 +64,8 @@ public struct SchedulingStore: Sendable {
         return try await writer.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO schedule VALUES (?, ?, ?)", arguments: [owner, schedule.plantID, try schedule.serializedData()])
             try Self.plan(db, schedule, owner: owner, at: time)
-            return (schedule, try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind", [owner, schedule.plantID]))
+            return (schedule, try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind", [owner, schedule.plantID],
+                                                 from: TaskRows.ofPlant))
         }
     }
 
@@ -120,7 +121,8 @@ public struct SchedulingStore: Sendable {
                 throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
             }
             let tasks = includeOpenTasks
-                ? try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind LIMIT 200", [owner, plantID])
+                ? try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind LIMIT 200", [owner, plantID],
+                                     from: TaskRows.ofPlant)
                 : []
             return (try Schedule(serializedBytes: message), tasks)
         }
@@ -176,14 +178,14 @@ public struct SchedulingStore: Sendable {
         request.includePruning = schedule.includePruning
         request.includeRepotting = schedule.includeRepotting
         for row in try Row.fetchAll(db, sql: """
-            SELECT kind, MAX(completedAt) AS last FROM task WHERE ownerID = ? AND plantID = ? AND state = 2 GROUP BY kind
+            SELECT kind, MAX(completedAt) AS last FROM \(TaskRows.ofPlant) WHERE ownerID = ? AND plantID = ? AND state = 2 GROUP BY kind
             """, arguments: [owner, schedule.plantID]) {
             if let kind = TaskRows.kind(row["kind"]), let last: Double = row["last"] {
                 request.lastDone[kind] = localDate(Date(timeIntervalSince1970: last), preferences.timeZone)
             }
         }
         for row in try Row.fetchAll(db, sql: """
-            SELECT kind, MAX(dueDay) AS last FROM task
+            SELECT kind, MAX(dueDay) AS last FROM \(TaskRows.ofPlant)
             WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state IN (1, 3) AND dueDay < ? GROUP BY kind
             """, arguments: [owner, schedule.plantID, today.dayNumber]) {
             if let kind = TaskRows.kind(row["kind"]) {
@@ -192,7 +194,7 @@ public struct SchedulingStore: Sendable {
             }
         }
         try db.execute(sql: """
-            DELETE FROM task WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state = 1 AND dueDay >= ?
+            DELETE FROM \(TaskRows.ofPlant) WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state = 1 AND dueDay >= ?
             """, arguments: [owner, schedule.plantID, today.dayNumber])
         // Reminders of tasks that will not remind any more (notifications turned off) are cancelled.
         try db.execute(sql: """

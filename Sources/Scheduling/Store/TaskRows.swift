@@ -10,8 +10,16 @@ import SwiftProtobuf
 enum TaskRows {
     typealias CareTask = Plantguide_Scheduling_V1_CareTask
 
-    static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible]) throws -> [CareTask] {
-        try Row.fetchAll(db, sql: "SELECT * FROM task WHERE \(condition)", arguments: StatementArguments(arguments)).map(task)
+    /// Table `task` read through the index of one plant's tasks. Statements about one plant name it: without
+    /// statistics SQLite takes taskByDay (every task of the user from a day on) whenever such a statement also
+    /// bounds or orders by the day, and a person's every plant would then cost each write on one.
+    static let ofPlant = "task INDEXED BY taskByPlant"
+    /// Table `task` read through the user's tasks by day: the task lists of every plant, which SQLite would
+    /// otherwise read through taskByPlant (all of the user's tasks) to save a sort when the day is fixed.
+    static let byDay = "task INDEXED BY taskByDay"
+
+    static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible], from table: String = "task") throws -> [CareTask] {
+        try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(condition)", arguments: StatementArguments(arguments)).map(task)
     }
 
     static func task(_ row: Row) -> CareTask {
