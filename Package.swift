@@ -91,7 +91,11 @@ let package = Package(
         .target(name: "CHTTPTransport", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "PlantGuideHTTP", dependencies: ["CHTTPTransport"], swiftSettings: strict),
         .target(
-            name: "PlantGuideStorage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+            name: "PlantGuideStorage",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(
@@ -222,6 +226,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            executableExtra: ["PlantGuideStorage"],
             resources: [.copy("Resources/catalog.psv")])
         + service(
             "Collection", executable: "CollectionService",
@@ -230,7 +235,8 @@ let package = Package(
                 "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            ])
+            ],
+            executableExtra: ["PlantGuideStorage"])
         + service(
             "Scheduling", executable: "SchedulingService",
             extra: [
@@ -238,7 +244,8 @@ let package = Package(
                 "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            ])
+            ],
+            executableExtra: ["PlantGuideStorage"])
         + service(
             "Gateway", executable: "GatewayService",
             extra: [
@@ -248,5 +255,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
+            executableExtra: ["PlantGuideStorage"],
             resources: [.copy("Resources/openapi.json")])
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import CareData
 import Foundation
 import PlantGuideServiceKit
+import PlantGuideStorage
 
 /// `plantguide-caredata`: care data (Trefle, cache, offline catalog).
 @main
@@ -37,7 +38,7 @@ struct CareDataServiceCommand: AsyncParsableCommand {
         let resolved = try options.resolve(service: "caredata", defaultBind: "tcp://127.0.0.1:7002", environment: environment)
         let configuration = try careDataConfiguration(dataDirectory: resolved.dataDirectory, environment: environment)
         try await runService(name: "plantguide-caredata", options: resolved) { service in
-            [try CareDataRPCService(configuration: configuration, logger: service.logger)]
+            ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, logger: service.logger)], background: [DatabaseMaintenance()])
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Collection
 import PlantGuideServiceKit
+import PlantGuideStorage
 
 /// `plantguide-collection`: each person's plants, their identification history and care journal.
 @main
@@ -19,7 +20,8 @@ struct CollectionServiceCommand: AsyncParsableCommand {
     func run() async throws {
         let resolved = try options.resolve(service: "collection", defaultBind: "tcp://127.0.0.1:7003")
         try await runService(name: "plantguide-collection", options: resolved) { environment in
-            [try CollectionRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)]
+            ServiceSet(rpc: [try CollectionRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)],
+                       background: [DatabaseMaintenance()])
         }
     }
 }

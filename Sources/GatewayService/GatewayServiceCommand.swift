@@ -3,6 +3,7 @@ import Foundation
 import Gateway
 import PlantGuideRPC
 import PlantGuideServiceKit
+import PlantGuideStorage
 import ServiceLifecycle
 
 /// `plantguide-gateway`: the front door (serves by default), and the accounts it lets in.
@@ -103,7 +104,7 @@ struct Serve: AsyncParsableCommand {
                                          logger: environment.logger)
             // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
             return ServiceSet(rpc: [gateway], background: [
-                SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
+                DatabaseMaintenance(), SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
             ])
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PlantGuideRPC
 import PlantGuideServiceKit
+import PlantGuideStorage
 import Scheduling
 import ServiceLifecycle
 
@@ -41,7 +42,7 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
             let service = try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)
             return ServiceSet(
                 rpc: [service],
-                background: [DispatchLoop(
+                background: [DatabaseMaintenance(), DispatchLoop(
                     dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
         }
         publisher.close()
