@@ -53,10 +53,12 @@ public final class GatewayRPCService: RPCService {
         let responder = GatewayHTTPResponder(
             router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes, metrics: metrics,
             readiness: { await Readiness.check(services) },
-            calendar: { secret in
+            calendar: { secret, ifVersion in
                 guard let userID = try await accounts.owner(ofCalendarSecret: secret) else { return nil }
                 let caller = Caller(id: userID, deadline: .now + .seconds(10), traceID: nil)
-                return try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.getCalendar, .init(), as: caller).ics
+                let feed = try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.getCalendar,
+                                                   .with { $0.ifVersion = ifVersion }, as: caller)
+                return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
             reminderStream: stream)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),

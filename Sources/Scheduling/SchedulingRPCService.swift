@@ -128,8 +128,13 @@ public struct SchedulingRPCService: RPCService {
         }
         router.register(Methods.getCalendar) { request, context in
             guard request.days <= 366 else { throw RPCError.invalidArgument("days", .outOfRange, "days must be at most 366") }
-            let ics = try await store.calendar(days: request.days == 0 ? 60 : Int(request.days), owner: try context.requireUserID())
-            return .with { $0.ics = ics }
+            let feed = try await store.calendarFeed(days: request.days == 0 ? 60 : Int(request.days), ifVersion: request.ifVersion,
+                                                    owner: try context.requireUserID())
+            return .with {
+                $0.ics = feed.ics ?? ""
+                $0.version = feed.version
+                $0.notModified = feed.notModified
+            }
         }
         router.register(Methods.listSchedules) { request, context in
             let (schedules, next) = try await store.schedules(

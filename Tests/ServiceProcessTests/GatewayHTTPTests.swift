@@ -233,6 +233,19 @@ struct GatewayHTTPTests {
         #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("text/calendar") == true)
         #expect(text.hasPrefix("BEGIN:VCALENDAR") && text.contains("BEGIN:VEVENT") && text.contains("Fig"))
 
+        // Polls: the feed's ETag in If-None-Match is 304 with no body until the plant's schedule changes.
+        let etag = try #require(feed.headers["etag"])
+        let url = URL(string: stack.httpBase.absoluteString + path)!
+        let unchanged = try await http.get(url, headers: ["If-None-Match": etag], timeout: .seconds(20))
+        let otherTag = try await http.get(url, headers: ["If-None-Match": #""another", W/"version""#], timeout: .seconds(20))
+        #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.headers["etag"] == etag)
+        #expect(otherTag.status == 200 && otherTag.headers["etag"] == etag)
+        let renamed = try await send(stack, "PATCH", "/v1/plants/p1", token: token,
+                                     json: #"{"plant": {"customName": "Fiddle"}, "updateMask": "customName"}"#)
+        let changed = try await http.get(url, headers: ["If-None-Match": etag], timeout: .seconds(20))
+        #expect(renamed.status == 200 && changed.status == 200 && changed.headers["etag"] != etag)
+        #expect(String(decoding: changed.body, as: UTF8.self).contains("Fiddle"))
+
         let replaced = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
         let old = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
         let newPath = try #require(replaced.body["path"] as? String)

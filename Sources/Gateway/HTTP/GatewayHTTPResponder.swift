@@ -3,6 +3,13 @@ import Hummingbird
 import PlantGuideProtos
 import PlantGuideRPC
 
+/// A calendar feed as the HTTP front serves it: the document (nil when the client's version is current) and its
+/// version, the ETag.
+struct CalendarFeedAnswer: Sendable {
+    var ics: String?
+    var version: String
+}
+
 /// The gateway's HTTP/JSON front: every gateway method with a `google.api.http` binding, transcoded to the same
 /// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics,
 /// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py), the calendar feeds and the
@@ -21,8 +28,9 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let router: RPCRouter
     private let readiness: @Sendable () async -> (ready: Bool, body: Data)
     private let metricsText: @Sendable () -> String
-    /// The iCalendar feed of a calendar secret's owner; nil for an unknown or revoked secret.
-    private let calendar: @Sendable (String) async throws -> String?
+    /// The iCalendar feed of a calendar secret's owner, given the version the client holds; nil for an unknown
+    /// or revoked secret.
+    private let calendar: @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?
     private let reminderStream: ReminderStream
     /// `Resources/openapi.json`, read once.
     private let openAPIDocument: Data
@@ -31,7 +39,8 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
          metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
-         calendar: @escaping @Sendable (String) async throws -> String?, reminderStream: ReminderStream) {
+         calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
+         reminderStream: ReminderStream) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -61,7 +70,8 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
         if path == ReminderStream.path { return await reminderStream.response(to: request) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
-            return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)))
+            return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)),
+                                      ifNoneMatch: request.headers[.ifNoneMatch] ?? "")
         }
         let verb = request.method.rawValue
         let candidates = routes.compactMap { route in route.template.match(path).map { (route, $0) } }
@@ -96,16 +106,30 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
     }
 
-    /// A subscribed calendar: the secret in the path stands for the token (calendar apps send no headers).
-    private func calendarFeed(secret: String) async -> Response {
+    /// A subscribed calendar: the secret in the path stands for the token (calendar apps send no headers). The
+    /// feed's version is its ETag; a poll with that version in If-None-Match is 304 without the feed being made.
+    private func calendarFeed(secret: String, ifNoneMatch: String) async -> Response {
+        let held = Self.entityTags(ifNoneMatch)
         do {
-            guard let ics = try await calendar(secret) else { return Self.failure(RPCError(.notFound, "no such calendar")) }
-            return Self.cors(Response(status: .ok, headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300"],
-                                      body: .init(byteBuffer: ByteBuffer(string: ics))))
+            guard let feed = try await calendar(secret, held.first ?? "") else { return Self.failure(RPCError(.notFound, "no such calendar")) }
+            var headers: HTTPFields = [.cacheControl: "private, max-age=300", .eTag: "\"\(feed.version)\""]
+            guard let ics = feed.ics, !held.contains(feed.version) else { return Self.cors(Response(status: .notModified, headers: headers)) }
+            headers[.contentType] = "text/calendar; charset=utf-8"
+            return Self.cors(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ics))))
         } catch let error as RPCError {
             return Self.failure(error)
         } catch {
             return Self.failure(RPCError(.internal, "the calendar could not be made"))
+        }
+    }
+
+    /// The entity tags of an If-None-Match header (`"a", W/"b"`), without quotes or weakness marks.
+    static func entityTags(_ header: String) -> [String] {
+        header.split(separator: ",").compactMap { part in
+            var tag = part.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
+            return String(tag.dropFirst().dropLast())
         }
     }
 

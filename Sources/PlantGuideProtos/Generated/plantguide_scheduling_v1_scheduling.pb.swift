@@ -996,6 +996,10 @@ public nonisolated struct Plantguide_Scheduling_V1_GetCalendarRequest: Sendable 
   /// Days ahead to include, 1–366; 0 means 60.
   public var days: UInt32 = 0
 
+  /// The version of the feed the caller holds (a GetCalendarResponse's version), as HTTP's If-None-Match: when the
+  /// feed is still that version, the answer is not_modified with no ics, and nothing is planned or rendered.
+  public var ifVersion: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1006,8 +1010,15 @@ public nonisolated struct Plantguide_Scheduling_V1_GetCalendarResponse: Sendable
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// "text/calendar; charset=utf-8"
+  /// "text/calendar; charset=utf-8"; empty when not_modified.
   public var ics: String = String()
+
+  /// The feed's version (an opaque string, an HTTP ETag's value): it changes when the user's tasks, schedules or
+  /// preferences change, when the day changes in the user's time zone, or with days.
+  public var version: String = String()
+
+  /// True when the request's if_version is the feed's version.
+  public var notModified: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2622,7 +2633,7 @@ nonisolated extension Plantguide_Scheduling_V1_DeleteWebhookResponse: SwiftProto
 
 nonisolated extension Plantguide_Scheduling_V1_GetCalendarRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetCalendarRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}if_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2631,6 +2642,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetCalendarRequest: SwiftProtobuf
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt32Field(value: &self.days) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.ifVersion) }()
       default: break
       }
     }
@@ -2640,11 +2652,15 @@ nonisolated extension Plantguide_Scheduling_V1_GetCalendarRequest: SwiftProtobuf
     if self.days != 0 {
       try visitor.visitSingularUInt32Field(value: self.days, fieldNumber: 1)
     }
+    if !self.ifVersion.isEmpty {
+      try visitor.visitSingularStringField(value: self.ifVersion, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_GetCalendarRequest, rhs: Plantguide_Scheduling_V1_GetCalendarRequest) -> Bool {
     if lhs.days != rhs.days {return false}
+    if lhs.ifVersion != rhs.ifVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2652,7 +2668,7 @@ nonisolated extension Plantguide_Scheduling_V1_GetCalendarRequest: SwiftProtobuf
 
 nonisolated extension Plantguide_Scheduling_V1_GetCalendarResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetCalendarResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ics\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ics\0\u{1}version\0\u{3}not_modified\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2661,6 +2677,8 @@ nonisolated extension Plantguide_Scheduling_V1_GetCalendarResponse: SwiftProtobu
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.ics) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.version) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.notModified) }()
       default: break
       }
     }
@@ -2670,11 +2688,19 @@ nonisolated extension Plantguide_Scheduling_V1_GetCalendarResponse: SwiftProtobu
     if !self.ics.isEmpty {
       try visitor.visitSingularStringField(value: self.ics, fieldNumber: 1)
     }
+    if !self.version.isEmpty {
+      try visitor.visitSingularStringField(value: self.version, fieldNumber: 2)
+    }
+    if self.notModified != false {
+      try visitor.visitSingularBoolField(value: self.notModified, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_GetCalendarResponse, rhs: Plantguide_Scheduling_V1_GetCalendarResponse) -> Bool {
     if lhs.ics != rhs.ics {return false}
+    if lhs.version != rhs.version {return false}
+    if lhs.notModified != rhs.notModified {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -82,6 +82,34 @@ public enum SchedulingDatabase {
                 CREATE INDEX reminderByTask ON reminder(ownerID, taskID);
                 """)
         }
+        migrator.registerMigration("v4: calendar versions") { db in
+            // A user's calendar feed changes only with their tasks, schedules (plant names) and preferences
+            // (alarms, time zone): triggers give the user a new random version on every such change, so a feed
+            // is rendered once per change and a poll after none is answered from the version alone. Random, not
+            // counted, so that a version never comes back after a restore or a deletion.
+            let bumpNew = Self.bumpVersion("new")
+            let bumpOld = Self.bumpVersion("old")
+            try db.execute(sql: """
+                CREATE TABLE calendarVersion (
+                    ownerID TEXT PRIMARY KEY,
+                    version INTEGER NOT NULL
+                );
+                CREATE TRIGGER calendarTaskInsert AFTER INSERT ON task BEGIN \(bumpNew) END;
+                CREATE TRIGGER calendarTaskDelete AFTER DELETE ON task BEGIN \(bumpOld) END;
+                CREATE TRIGGER calendarTaskUpdate AFTER UPDATE OF plantID, kind, state, dueDay, remindAt, note ON task BEGIN \(bumpNew) END;
+                CREATE TRIGGER calendarScheduleInsert AFTER INSERT ON schedule BEGIN \(bumpNew) END;
+                CREATE TRIGGER calendarScheduleDelete AFTER DELETE ON schedule BEGIN \(bumpOld) END;
+                CREATE TRIGGER calendarScheduleUpdate AFTER UPDATE ON schedule BEGIN \(bumpNew) END;
+                CREATE TRIGGER calendarPreferencesInsert AFTER INSERT ON preferences BEGIN \(bumpNew) END;
+                CREATE TRIGGER calendarPreferencesDelete AFTER DELETE ON preferences BEGIN \(bumpOld) END;
+                CREATE TRIGGER calendarPreferencesUpdate AFTER UPDATE ON preferences BEGIN \(bumpNew) END;
+                """)
+        }
         return migrator
+    }
+
+    /// The statement a trigger runs to give the owner of its `row` ("new" or "old") a new calendar version.
+    private static func bumpVersion(_ row: String) -> String {
+        "INSERT INTO calendarVersion VALUES (\(row).ownerID, random()) ON CONFLICT (ownerID) DO UPDATE SET version = excluded.version;"
     }
 }

@@ -189,47 +189,11 @@ extension SchedulingStore {
         return nil
     }
 
-    /// The owner's open tasks of the next `days` days as an iCalendar document.
-    public func calendar(days: Int, owner: String) async throws -> String {
-        let time = now()
-        return try await writer.read { db in
-            let zone = try SchedulePreferences(wire: Self.preferences(db, owner: owner)).timeZone
-            let today = Self.localDate(time, zone)
-            var names: [String: String] = [:]
-            for message in try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner]) {
-                let schedule = try Schedule(serializedBytes: message)
-                names[schedule.plantID] = schedule.plantName.isEmpty ? schedule.careInfo.scientificName : schedule.plantName
-            }
-            let tasks = try TaskRows.fetch(db, "ownerID = ? AND state IN (1, 3) AND dueDay BETWEEN ? AND ? ORDER BY dueDay, plantID",
-                                           [owner, today.dayNumber, today.adding(days: days).dayNumber])
-            let events = try tasks.map { task in
-                let reminds = try TaskRows.kind(task.type.rawValue).map { try Self.reminds(db, owner: owner, plantID: task.plantID, kind: $0) } ?? false
-                return CalendarEvent(
-                    uid: "\(task.id)@plantguide", summary: "\(Self.verb(task.type)) \(names[task.plantID] ?? task.plantID)",
-                    description: task.note, due: LocalDate(parsing: task.dueDate)!,
-                    alarmAt: reminds && task.hasRemindAt ? task.remindAt.date : nil)
-            }
-            return ICalendar.render(events, name: "PlantGuide care", stamp: time)
-        }
-    }
-
     static func remindAt(_ due: LocalDate, preferences: SchedulePreferences) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = preferences.timeZone
         let (year, month, day) = due.adding(days: -preferences.remindDaysBefore).components
         return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: preferences.notifyTime.hour,
                                                   minute: preferences.notifyTime.minute)) ?? Date(timeIntervalSince1970: Double(due.dayNumber) * 86_400)
-    }
-
-    private static func verb(_ type: Plantguide_Scheduling_V1_TaskType) -> String {
-        switch type {
-        case .watering: "Water"
-        case .fertilizing: "Fertilise"
-        case .pruning: "Prune"
-        case .repotting: "Repot"
-        case .pestControl: "Check for pests:"
-        case .rotation: "Rotate"
-        default: "Care for"
-        }
     }
 }

@@ -14,6 +14,8 @@ public struct SchedulingStore: Sendable {
 
     let writer: any DatabaseWriter
     let now: @Sendable () -> Date
+    /// The calendar feeds rendered so far, by user and version.
+    public let feeds = CalendarFeeds()
 
     public init(writer: any DatabaseWriter, now: @escaping @Sendable () -> Date = { Date() }) {
         self.writer = writer
