@@ -51,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev (headers in /usr/include; no pkg-config, whose flags drag in krb5).
@@ -93,7 +94,10 @@ let package = Package(
         .target(
             name: "PlantGuideStorage",
             dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "PlantGuideRPC",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
@@ -141,7 +145,9 @@ let package = Package(
         ),
         .target(
             name: "PlantGuideTestSupport",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "CImageCodecs", "CZeroMQ"],
+            dependencies: [
+                "PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "PlantGuideStorage", "CImageCodecs", "CZeroMQ",
+            ],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
             resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
@@ -164,7 +170,9 @@ let package = Package(
         .testTarget(name: "PlantGuideHTTPTests", dependencies: ["PlantGuideHTTP", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CareDataTests",
-            dependencies: ["CareData", "PlantGuideCore", "PlantGuideTestSupport"],
+            dependencies: [
+                "CareData", "PlantGuideCore", "PlantGuideStorage", "PlantGuideTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

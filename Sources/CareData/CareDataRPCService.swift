@@ -4,16 +4,24 @@ import Logging
 import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 
 /// The RPC methods of plantguide-caredata (see `Protos/plantguide/caredata/v1/caredata.proto`).
 public struct CareDataRPCService: RPCService {
     public let provider: CareInfoProvider
+    private let database: PostgresStorage?
     private let logger: Logger
 
-    /// Opens the cache in the data folder and loads the bundled catalog.
+    public var isReady: Bool { database?.isReachable ?? true }
+
+    /// Uses `cache` (nil: opens the SQLite cache in the data folder) and loads the bundled catalog.
+    /// - Parameter database: the PostgreSQL store under `cache`, when it is one: the service is ready only while
+    ///   it answers.
     /// - Throws: when the database cannot be opened or the catalog is malformed.
-    public init(configuration: CareDataConfiguration, http: any HTTPClient = CurlHTTPClient(), logger: Logger) throws {
-        provider = try CareInfoProvider(configuration: configuration, http: http, catalog: try CareCatalog.bundled())
+    public init(configuration: CareDataConfiguration, cache: CareCache? = nil, database: PostgresStorage? = nil,
+                http: any HTTPClient = CurlHTTPClient(), logger: Logger) throws {
+        provider = try CareInfoProvider(configuration: configuration, cache: cache, http: http, catalog: try CareCatalog.bundled())
+        self.database = database
         self.logger = logger
         if !provider.trefle.isConfigured {
             logger.notice("no Trefle token: answers come from the cache and the offline catalog")

@@ -21,9 +21,11 @@ public final class CareInfoProvider: Sendable {
         case failed(TrefleError)
     }
 
-    public init(configuration: CareDataConfiguration, http: any HTTPClient = CurlHTTPClient(), catalog: CareCatalog) throws {
+    /// - Parameter cache: the cache to use; nil opens the SQLite one in the configuration's data folder.
+    public init(configuration: CareDataConfiguration, cache: CareCache? = nil, http: any HTTPClient = CurlHTTPClient(),
+                catalog: CareCatalog) throws {
         self.configuration = configuration
-        cache = try CareCache(path: configuration.databasePath)
+        self.cache = try cache ?? CareCache(path: configuration.databasePath)
         trefle = TrefleClient(configuration: configuration.trefle, http: http)
         self.catalog = catalog
     }

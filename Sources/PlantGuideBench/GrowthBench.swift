@@ -5,6 +5,7 @@ import GRDB
 import PlantGuideProtos
 import Scheduling
 import SwiftProtobuf
+import Synchronization
 
 /// What one user's calls cost as their collection grows and as other users' data grows beside it: the stores of
 /// collection and scheduling, called in-process on real SQLite files, for a user with 10, 100 and 1,000 plants, in
@@ -130,14 +131,16 @@ struct Subject {
     let schedulingDatabase: DatabasePool
     let plants: PlantStore
     let schedules: SchedulingStore
+    let clock = BenchClock()
 
     init(folder: URL, plants count: Int, owner: String = "me") async throws {
         self.owner = owner
         plantCount = count
         collectionDatabase = try CollectionDatabase.open(path: folder.appendingPathComponent("collection.sqlite").path)
         schedulingDatabase = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
-        plants = PlantStore(writer: collectionDatabase)
-        schedules = SchedulingStore(writer: schedulingDatabase)
+        let clock = self.clock
+        plants = PlantStore(writer: collectionDatabase, now: { clock.now })
+        schedules = SchedulingStore(writer: schedulingDatabase, now: { clock.now })
         _ = try await schedules.putPreferences(.with { $0.notifyTime = "08:00"; $0.timeZone = "Europe/Paris" }, owner: owner)
         for index in 0..<count { try await save("p\(index)", index) }
     }
@@ -207,12 +210,6 @@ struct Subject {
         try await time("PutSchedule") { index in
             _ = try await schedules.putSchedule(Self.schedule("p\(spread(index))", spread(index)), owner: owner)
         }
-        var openTask = ""
-        try await time("CompleteTasks", prepare: { index in
-            openTask = try await schedules.list(.with { $0.plantID = "p\(spread(index))"; $0.limit = 1 }, owner: owner).tasks.first?.id ?? ""
-        }, { _ in
-            _ = try await schedules.complete(ids: [openTask], at: nil, owner: owner)
-        })
         try await time("ListTasks (one plant)") { index in
             _ = try await schedules.list(.with { $0.plantID = "p\(spread(index))" }, owner: owner)
         }
@@ -237,10 +234,28 @@ struct Subject {
         }
         try await time("calendar feed (rendered)") { _ in
             // A store of its own each time: nothing rendered before, as after every change.
-            _ = try await SchedulingStore(writer: schedulingDatabase).calendarFeed(days: 60, ifVersion: "", owner: owner)
+            _ = try await SchedulingStore(writer: schedulingDatabase, now: { clock.now }).calendarFeed(days: 60, ifVersion: "", owner: owner)
         }
+        // Last, as it moves the clock: a day passes before each completion (completing the same plant's future
+        // tasks again and again, at one instant, would use up its plan).
+        var openTask = ""
+        try await time("CompleteTasks", prepare: { index in
+            clock.advance(days: 1)
+            openTask = try await schedules.list(.with { $0.plantID = "p\(spread(index))"; $0.limit = 1 }, owner: owner).tasks.first?.id ?? ""
+        }, { _ in
+            _ = try await schedules.complete(ids: [openTask], at: nil, owner: owner)
+        })
         return results
     }
+}
+
+/// The time the measured stores see: now, moved on by the benchmark.
+final class BenchClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    func advance(days: Double) { offset.withLock { $0 += days * 86_400 } }
 }
 
 private func log(_ message: String) {

@@ -37,24 +37,25 @@ final class FakeTrefle: Sendable {
 
 @Suite("Care info: cache, Trefle, catalog")
 struct CareInfoProviderTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caredata-\(UUID().uuidString)")
     let clock = TestClock()
 
-    private func provider(_ trefle: FakeTrefle?, token: String? = "t") throws -> CareInfoProvider {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    /// A provider over `stores` (a second one over the same stores is the service restarted).
+    private func provider(_ trefle: FakeTrefle?, token: String? = "t", on stores: CareCacheFixture) async throws -> CareInfoProvider {
+        let folder = stores.folder
         var trefleConfiguration = TrefleConfiguration(baseURL: trefle?.server.baseURL ?? URL(string: "http://127.0.0.1:9")!, token: token)
         trefleConfiguration.retryBackoff = .milliseconds(5)
         trefleConfiguration.timeout = .seconds(2)
         var configuration = CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration)
         let clock = self.clock
         configuration.now = { clock.now }
-        return try CareInfoProvider(configuration: configuration, catalog: try CareCatalog.bundled())
+        return try CareInfoProvider(configuration: configuration, cache: try await stores.cache(), catalog: try CareCatalog.bundled())
     }
 
-    @Test("200 concurrent requests for an uncached species make exactly one upstream call")
-    func singleFlight() async throws {
+    @Test("200 concurrent requests for an uncached species make exactly one upstream call", arguments: TestBackend.allCases)
+    func singleFlight(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let provider = try provider(trefle)
+        let provider = try await provider(trefle, on: stores)
 
         let sources = try await withThrowingTaskGroup(of: CareSource.self) { group in
             for _ in 0..<200 {
@@ -68,15 +69,16 @@ struct CareInfoProviderTests {
         #expect(sources.allSatisfy { $0 == .trefle || $0 == .cache })
     }
 
-    @Test("within 7 days the cache answers, also after a restart; at 8 days one refresh")
-    func freshnessAndRestart() async throws {
+    @Test("within 7 days the cache answers, also after a restart; at 8 days one refresh", arguments: TestBackend.allCases)
+    func freshnessAndRestart(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let first = try provider(trefle)
+        let first = try await provider(trefle, on: stores)
         #expect(try await first.careInfo(scientificName: "Sorbus aucuparia").source == .trefle)
 
         clock.advance(days: 6)
         #expect(try await first.careInfo(scientificName: "sorbus AUCUPARIA L.").source == .cache)
-        let restarted = try provider(trefle)  // a new process over the same database file
+        let restarted = try await provider(trefle, on: stores)  // a new process over the same database
         #expect(try await restarted.careInfo(scientificName: "Sorbus aucuparia").source == .cache)
         #expect(trefle.sorbusFetches == 1)
 
@@ -86,10 +88,11 @@ struct CareInfoProviderTests {
         #expect(trefle.sorbusFetches == 2)
     }
 
-    @Test("Trefle down: stale cache (flagged), then the catalog, then NOT_FOUND saying what was tried")
-    func trefleDown() async throws {
+    @Test("Trefle down: stale cache (flagged), then the catalog, then NOT_FOUND saying what was tried", arguments: TestBackend.allCases)
+    func trefleDown(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let provider = try provider(trefle)
+        let provider = try await provider(trefle, on: stores)
         _ = try await provider.careInfo(scientificName: "Sorbus aucuparia")
         clock.advance(days: 8)
         trefle.setDown(true)
@@ -107,10 +110,11 @@ struct CareInfoProviderTests {
         #expect(stats.staleServed == 1)
     }
 
-    @Test("a species Trefle does not know is cached as not found, and the genus stands in")
-    func notFoundIsCached() async throws {
+    @Test("a species Trefle does not know is cached as not found, and the genus stands in", arguments: TestBackend.allCases)
+    func notFoundIsCached(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let provider = try provider(trefle)
+        let provider = try await provider(trefle, on: stores)
 
         let first = try await provider.careInfo(scientificName: "Monstera obliqua")
         let second = try await provider.careInfo(scientificName: "Monstera obliqua")
@@ -122,10 +126,11 @@ struct CareInfoProviderTests {
         #expect(try await provider.statistics().notFoundEntries == 1)
     }
 
-    @Test("without a token nothing is sent: catalog answers")
-    func noToken() async throws {
+    @Test("without a token nothing is sent: catalog answers", arguments: TestBackend.allCases)
+    func noToken(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let provider = try provider(trefle, token: nil)
+        let provider = try await provider(trefle, token: nil, on: stores)
 
         let care = try await provider.careInfo(scientificName: "Ocimum basilicum")
 
@@ -133,10 +138,11 @@ struct CareInfoProviderTests {
         #expect(trefle.server.requests.isEmpty)
     }
 
-    @Test("by Trefle id; invalidation makes the next request fetch again")
-    func byIDAndInvalidate() async throws {
+    @Test("by Trefle id; invalidation makes the next request fetch again", arguments: TestBackend.allCases)
+    func byIDAndInvalidate(backend: TestBackend) async throws {
+        let stores = try await CareCacheFixture(backend)
         let trefle = try FakeTrefle()
-        let provider = try provider(trefle)
+        let provider = try await provider(trefle, on: stores)
 
         #expect(try await provider.careInfo(trefleID: 183086).scientificName == "Sorbus aucuparia")
         #expect(try await provider.careInfo(scientificName: "Sorbus aucuparia").source == .cache)
@@ -147,7 +153,7 @@ struct CareInfoProviderTests {
 
     @Test("a name that is no name is INVALID_ARGUMENT", arguments: ["", "   ", "1234"])
     func invalidName(name: String) async throws {
-        let provider = try provider(nil, token: nil)
+        let provider = try await provider(nil, token: nil, on: CareCacheFixture(.sqlite))
         let error = await #expect(throws: CareDataError.self) { _ = try await provider.careInfo(scientificName: name) }
         #expect(error?.code == .invalidArgument)
     }

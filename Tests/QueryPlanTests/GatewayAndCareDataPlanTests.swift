@@ -86,8 +86,8 @@ struct GatewayAndCareDataPlanTests {
     @Test("every statement of the care-data cache searches by name or Trefle id")
     func careData() async throws {
         let audit = QueryPlanAudit()
-        let database = try audit.openDatabase(CareCache.migrator)
-        let cache = CareCache(writer: database, memoryCapacity: 1)  // every read goes to the database
+        let database = try audit.openDatabase(SQLiteCareEntries.migrator)
+        let cache = CareCache(entries: SQLiteCareEntries(writer: database), memoryCapacity: 1)  // every read goes to the database
         let care = CareInfo(scientificName: "Monstera deliciosa", source: .trefle, fetchedAt: Date())
         for index in 0..<200 {
             try await cache.store(.init(key: "species \(index)", trefleID: index, care: care, fetchedAt: Date()))

@@ -4,7 +4,7 @@ import PlantGuideProtos
 struct HealthService: RPCService {
     static let checkPath = Plantguide_Health_V1_Health.check.path
 
-    /// Whether the server takes calls (false while draining).
+    /// Whether the server takes calls (false while draining, or while a hosted service is not ready).
     let isServing: @Sendable () -> Bool
     /// The services the server hosts.
     let serviceNames: Set<String>

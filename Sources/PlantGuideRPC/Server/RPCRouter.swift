@@ -16,6 +16,15 @@ import SwiftProtobuf
 public protocol RPCService: Sendable {
     /// Adds the service's handlers to `router`.
     func registerMethods(with router: inout RPCRouter)
+
+    /// Whether the service can do its work now (its database answers, say). While a hosted service is not ready,
+    /// Health/Check answers NOT_SERVING, so that load balancers and readiness probes turn away. Cheap: probes
+    /// read it on the server's I/O thread.
+    var isReady: Bool { get }
+}
+
+extension RPCService {
+    public var isReady: Bool { true }
 }
 
 /// Maps method paths to typed handlers.

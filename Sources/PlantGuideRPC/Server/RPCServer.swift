@@ -21,6 +21,7 @@ import Synchronization
 public final class RPCServer: Service, Sendable {
     public let configuration: RPCServerConfiguration
     private let router: RPCRouter
+    private let services: [any RPCService]
     private let logger: Logger
     private let metrics: ServerMetrics
     private let state = Mutex<State>(.idle)
@@ -46,6 +47,7 @@ public final class RPCServer: Service, Sendable {
         logger: Logger
     ) {
         self.configuration = configuration
+        self.services = services
         self.logger = logger
         metrics = ServerMetrics(registry: registry)
         var router = RPCRouter()
@@ -75,7 +77,8 @@ public final class RPCServer: Service, Sendable {
         }
         var router = self.router
         let draining = DrainingFlag()
-        router.register(HealthService(isServing: { !draining.isSet }, serviceNames: self.router.serviceNames))
+        let services = self.services
+        router.register(HealthService(isServing: { !draining.isSet && services.allSatisfy(\.isReady) }, serviceNames: self.router.serviceNames))
         let loop: ServerLoop
         let endpoint: String
         do {

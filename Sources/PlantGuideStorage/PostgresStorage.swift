@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+import NIOSSL
+import PlantGuideRPC
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// One versioned step of a service's PostgreSQL schema: statements run in one transaction, recorded by number.
+public struct PostgresMigration: Sendable {
+    public var version: Int
+    public var name: String
+    public var statements: [String]
+
+    public init(_ version: Int, _ name: String, _ statements: [String]) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+}
+
+/// A service's PostgreSQL store: a connection pool (postgres-nio, async: nothing here blocks a thread) whose
+/// connections work in the service's schema, the schema's migrations, and what callers see when the server is
+/// away: UNAVAILABLE at once (a probe notices within a second), never a hang, never PostgreSQL's own text.
+///
+/// ```swift
+/// let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger)
+/// let name = try await database.read { connection in ... }
+/// ```
+public final class PostgresStorage: Sendable {
+    public let settings: PostgresSettings
+    let client: PostgresClient
+    let logger: Logger
+    /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE.
+    let operationTimeout: Duration
+    private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let reachable = Atomic<Bool>(true)
+
+    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration) {
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: Self.tls(settings.tls))
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.connectTimeout = .seconds(2)
+        // Every connection works in the service's schema: its tables need no qualification.
+        configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
+        self.settings = settings
+        self.logger = logger
+        self.operationTimeout = operationTimeout
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// Starts the pool, waits up to `startupWait` for the server, and brings the service's schema up to date. N
+    /// replicas starting together migrate once: each takes an advisory lock named after the schema first.
+    public static func open(
+        _ settings: PostgresSettings, migrations: [PostgresMigration], logger: Logger,
+        startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5)
+    ) async throws -> PostgresStorage {
+        let database = PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout)
+        database.start()
+        let clock = ContinuousClock()
+        let deadline = clock.now + startupWait
+        while true {
+            do {
+                try await database.migrate(migrations)
+                return database
+            } catch let error as RPCError where error.code == .unavailable && clock.now < deadline {
+                logger.warning("PostgreSQL is not reachable yet; retrying", metadata: ["database": "\(settings)"])
+                try await Task.sleep(for: .seconds(1))
+            } catch {
+                await database.close()
+                throw error
+            }
+        }
+    }
+
+    private func start() {
+        let client = self.client
+        let probe = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await self?.probe()
+            }
+        }
+        running.withLock { task in
+            task = Task {
+                await withTaskCancellationHandler {
+                    await client.run()
+                } onCancel: {
+                    probe.cancel()
+                }
+            }
+        }
+    }
+
+    /// Stops the pool: calls after this fail.
+    public func close() async {
+        let task = running.withLock { task in defer { task = nil }; return task }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// Whether the server answered lately: health reports NOT_SERVING while it does not.
+    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
+
+    private func probe() async {
+        let answered = (try? await withTimeout(.seconds(2)) { try await self.client.query("SELECT 1") }) != nil
+        if answered != reachable.exchange(answered, ordering: .relaxed) {
+            if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
+        }
+    }
+
+    /// Runs `body` on a pooled connection (reads: each statement sees what was committed before it).
+    public func read<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
+        try await guarded {
+            try await self.client.withConnection { connection in
+                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger)) }
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction, committed when it returns and rolled back when it throws.
+    public func write<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
+        try await guarded {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger)) }
+            }
+        }
+    }
+
+    /// An error a store's own code threw (a domain error such as NOT_FOUND), kept apart from the driver's.
+    private struct BodyError: Error {
+        var error: any Error
+    }
+
+    private static func boxingErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            throw error
+        } catch {
+            throw BodyError(error: error)
+        }
+    }
+
+    /// The operation, failing fast while the server is unreachable and after `operationTimeout`, with the driver's
+    /// errors turned into the caller's terms and the store's own errors passed through unchanged.
+    private func guarded<Result: Sendable>(_ operation: @Sendable @escaping () async throws -> Result) async throws -> Result {
+        guard isReachable else { throw StorageError.unavailable }
+        do {
+            return try await withTimeout(operationTimeout, operation)
+        } catch let error as BodyError {
+            throw error.error
+        } catch let error as PostgresTransactionError {
+            if let body = error.closureError as? BodyError { throw body.error }
+            let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            throw StorageError.translate(cause, logger: logger, markUnreachable: { reachable.store(false, ordering: .relaxed) })
+        } catch is TimedOut {
+            throw StorageError.unavailable
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw StorageError.translate(error, logger: logger, markUnreachable: { reachable.store(false, ordering: .relaxed) })
+        }
+    }
+
+    /// Brings the schema up to date, under the schema's advisory lock.
+    func migrate(_ migrations: [PostgresMigration]) async throws {
+        let schema = settings.schema
+        let lock = "plantguide-migrations-" + schema
+        try await guarded {
+            try await self.client.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(hashtext(\(lock)))", logger: self.logger)
+                do {
+                    try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: self.logger)
+                    try await connection.query("""
+                        CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+                                                                      applied_at timestamptz NOT NULL DEFAULT now())
+                        """, logger: self.logger)
+                    var applied: Set<Int> = []
+                    for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: self.logger)
+                        .decode(Int.self) {
+                        applied.insert(version)
+                    }
+                    for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+                        try await connection.withTransaction(logger: self.logger) { connection in
+                            for statement in migration.statements {
+                                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                            }
+                            try await connection.query(
+                                "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: self.logger)
+                        }
+                        self.logger.info("migrated", metadata: ["schema": "\(schema)", "migration": "\(migration.name)"])
+                    }
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\(lock)))", logger: self.logger)
+                    throw error
+                }
+                try await connection.query("SELECT pg_advisory_unlock(hashtext(\(lock)))", logger: self.logger)
+            }
+        }
+    }
+
+    private static func tls(_ mode: PostgresSettings.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+}
+
+/// The maintenance of a PostgreSQL store while its service runs: closes the pool at shutdown, after the calls in
+/// flight (it runs first in a service group's list, so it stops last).
+public struct PostgresStorageService: Service {
+    let database: PostgresStorage
+
+    public init(_ database: PostgresStorage) {
+        self.database = database
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await database.close()
+    }
+}
+
+struct TimedOut: Error {}
+
+/// `operation`, or `TimedOut` once `limit` has passed (the operation is cancelled).
+func withTimeout<Result: Sendable>(_ limit: Duration, _ operation: @Sendable @escaping () async throws -> Result) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimedOut()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
