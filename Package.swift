@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "PlantGuideStorage",
             dependencies: [
-                "PlantGuideRPC",
+                "PlantGuideRPC", "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

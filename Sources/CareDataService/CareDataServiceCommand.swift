@@ -1,22 +1,32 @@
 import ArgumentParser
 import CareData
 import Foundation
+import Logging
 import PlantGuideServiceKit
 import PlantGuideStorage
 
-/// `plantguide-caredata`: care data (Trefle, cache, offline catalog).
+/// `plantguide-caredata`: care data (Trefle, cache, offline catalog); serves by default.
 @main
 struct CareDataServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-caredata",
-        abstract: "PlantGuide care data: Trefle, a 7-day SQLite cache, and an offline catalog of 171 species.",
+        abstract: "PlantGuide care data: Trefle, a 7-day cache (SQLite or PostgreSQL), and an offline catalog of 171 species.",
+        discussion: "Without a subcommand it serves (see `plantguide-caredata serve --help`).",
+        subcommands: [Serve.self, CopyData.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `plantguide-caredata serve`: the care-data RPC service.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve care data over RPC (Protos/plantguide/caredata/v1).",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/caredata/v1) plus health and metrics. Without a \
-            Trefle token every answer comes from the cache and the offline catalog. Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ plus health and metrics. The cache is <data>/caredata.sqlite, or the             schema "caredata" of the PostgreSQL that --database names (several replicas may share it). Without a             Trefle token every answer comes from the cache and the offline catalog. Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7002
             """)
 
     @OptionGroup var options: ServiceOptions
+    @OptionGroup var storage: StorageOptions
 
     @Option(name: .long, help: ArgumentHelp(
         "Trefle API token (env PLANTGUIDE_TREFLE_TOKEN; prefer the variable: flags show in process lists).",
@@ -37,8 +47,17 @@ struct CareDataServiceCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try options.resolve(service: "caredata", defaultBind: "tcp://127.0.0.1:7002", environment: environment)
         let configuration = try careDataConfiguration(dataDirectory: resolved.dataDirectory, environment: environment)
+        let choice = try storage.resolve(service: "caredata", environment: environment)
         try await runService(name: "plantguide-caredata", options: resolved) { service in
-            ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, logger: service.logger)], background: [DatabaseMaintenance()])
+            guard case .postgres(let settings) = choice else {
+                return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, logger: service.logger)],
+                                  background: [DatabaseMaintenance()])
+            }
+            service.logger.info("care data in PostgreSQL", metadata: ["database": "\(settings)"])
+            let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: service.logger)
+            let cache = CareCache(entries: PostgresCareEntries(database))
+            return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, cache: cache, database: database, logger: service.logger)],
+                              background: [PostgresStorageService(database)])
         }
     }
 
@@ -61,5 +80,43 @@ struct CareDataServiceCommand: AsyncParsableCommand {
         }
         configuration.cacheTTL = .seconds(days * 86_400)
         return configuration
+    }
+}
+
+/// `plantguide-caredata copy-data`: a SQLite deployment's cache into PostgreSQL.
+struct CopyData: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy-data",
+        abstract: "Copy the care-data cache of a SQLite data folder into PostgreSQL, and prove the copy.",
+        discussion: """
+            Reads <from>/caredata.sqlite and writes every entry into the PostgreSQL that --to names (the password from             PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), replacing entries of the same name, so             running it again is harmless. Then compares the two entry by entry and prints the counts and a SHA-256             of each side; exits 1 when an entry is missing or different. Stop the service first.
+            """)
+
+    @Option(help: ArgumentHelp("The SQLite deployment's care-data folder (holding caredata.sqlite).", valueName: "folder"))
+    var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
+    var to: String
+    @Option(help: ArgumentHelp("The schema to copy into. Default: caredata.", valueName: "name"))
+    var schema = "caredata"
+
+    func run() async throws {
+        let path = URL(fileURLWithPath: from).appendingPathComponent("caredata.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no care-data cache at \(path)") }
+        var storage = StorageOptions()
+        storage.database = to
+        storage.databaseSchema = schema
+        guard case .postgres(let settings) = try storage.resolve(service: "caredata") else { throw ValidationError("--to must be a postgres:// URL") }
+        var logger = Logger(label: "plantguide-caredata")
+        logger.logLevel = .warning
+        let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger, startupWait: .seconds(5))
+        defer { Task { await database.close() } }
+        print("copying \(path) into \(settings)")
+        let checks = try await CareCacheCopy.copy(from: try SQLiteCareEntries(path: path), to: PostgresCareEntries(database)) { copied in
+            print("  \(copied) entries copied")
+        }
+        for check in checks { print(check) }
+        await database.close()
+        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
+        print("done: every entry is in PostgreSQL, unchanged")
     }
 }

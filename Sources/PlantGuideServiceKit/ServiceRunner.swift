@@ -29,7 +29,7 @@ public func runService(
     name: String,
     options: ResolvedServiceOptions,
     handlerExecution: RPCServerConfiguration.HandlerExecution = .globalPool,
-    makeServices: (ServiceEnvironment) throws -> ServiceSet
+    makeServices: (ServiceEnvironment) async throws -> ServiceSet
 ) async throws {
     let level = options.logLevel
     LoggingSystem.bootstrap { label in
@@ -47,7 +47,7 @@ public func runService(
         logger.critical("cannot create the data folder", metadata: ["path": "\(options.dataDirectory.path)", "error": "\(error)"])
         throw ExitCode(73)  // EX_CANTCREAT
     }
-    let made = try makeServices(ServiceEnvironment(
+    let made = try await makeServices(ServiceEnvironment(
         dataDirectory: options.dataDirectory, logger: logger, scrapeMetrics: { registry.emitToString() }))
 
     var configuration = RPCServerConfiguration(bindEndpoint: options.bind)

@@ -78,7 +78,8 @@ public final class PostgresStorage: Sendable {
         let client = self.client
         let probe = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: .milliseconds(500))
+                guard !Task.isCancelled else { return }
                 await self?.probe()
             }
         }
@@ -103,8 +104,11 @@ public final class PostgresStorage: Sendable {
     /// Whether the server answered lately: health reports NOT_SERVING while it does not.
     public var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
+    /// Asks the server every half second: a second without an answer makes the store unreachable (calls fail at
+    /// once, health says NOT_SERVING) until one comes.
     private func probe() async {
-        let answered = (try? await withTimeout(.seconds(2)) { try await self.client.query("SELECT 1") }) != nil
+        let answered = (try? await withTimeout(.seconds(1)) { try await self.client.query("SELECT 1") }) != nil
+        guard !Task.isCancelled else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }
@@ -143,12 +147,13 @@ public final class PostgresStorage: Sendable {
         }
     }
 
-    /// The operation, failing fast while the server is unreachable and after `operationTimeout`, with the driver's
-    /// errors turned into the caller's terms and the store's own errors passed through unchanged.
+    /// The operation, failing fast while the server is unreachable (also when it becomes so while the operation
+    /// waits) and after `operationTimeout`, with the driver's errors turned into the caller's terms and the
+    /// store's own errors passed through unchanged.
     private func guarded<Result: Sendable>(_ operation: @Sendable @escaping () async throws -> Result) async throws -> Result {
         guard isReachable else { throw StorageError.unavailable }
         do {
-            return try await withTimeout(operationTimeout, operation)
+            return try await withTimeout(operationTimeout, giveUpWhen: { !self.isReachable }, operation)
         } catch let error as BodyError {
             throw error.error
         } catch let error as PostgresTransactionError {
@@ -227,12 +232,20 @@ public struct PostgresStorageService: Service {
 
 struct TimedOut: Error {}
 
-/// `operation`, or `TimedOut` once `limit` has passed (the operation is cancelled).
-func withTimeout<Result: Sendable>(_ limit: Duration, _ operation: @Sendable @escaping () async throws -> Result) async throws -> Result {
+/// `operation`, or `TimedOut` once `limit` has passed or `giveUp` says so (looked at every 100 ms); the operation is
+/// then cancelled.
+func withTimeout<Result: Sendable>(
+    _ limit: Duration, giveUpWhen giveUp: @Sendable @escaping () -> Bool = { false }, _ operation: @Sendable @escaping () async throws -> Result
+) async throws -> Result {
     try await withThrowingTaskGroup(of: Result.self) { group in
         group.addTask { try await operation() }
         group.addTask {
-            try await Task.sleep(for: limit)
+            let clock = ContinuousClock()
+            let end = clock.now + limit
+            while clock.now < end {
+                try await Task.sleep(for: min(.milliseconds(100), end - clock.now))
+                if giveUp() { break }
+            }
             throw TimedOut()
         }
         defer { group.cancelAll() }

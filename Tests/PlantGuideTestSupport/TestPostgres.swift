@@ -34,12 +34,8 @@ public enum TestPostgres {
     }
 
     private static func start() async throws -> Server {
-        let script = ModelFixtures.repositoryRoot.appendingPathComponent("Scripts/postgres-throwaway")
-        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "--watch", String(getpid())])
-        let fields = outcome.output.split(separator: " ").map(String.init)
-        guard outcome.status == 0, fields.count == 3 else {
-            throw TestPostgresError(description: "Scripts/postgres-throwaway failed (status \(outcome.status)): \(outcome.output)")
-        }
+        let fields = try await run(["--watch", String(getpid())]).split(separator: " ").map(String.init)
+        guard fields.count == 3 else { throw TestPostgresError(description: "Scripts/postgres-throwaway printed '\(fields)'") }
         return Server(url: fields[0], password: fields[1])
     }
 }
@@ -54,4 +50,65 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomTestStringConvert
     case postgres
 
     public var testDescription: String { rawValue }
+}
+
+extension TestPostgres {
+    /// A PostgreSQL server of one test's own, for outages (`pause`, `resume`); stopped when released, or by its
+    /// watcher when the process exits.
+    public final class DedicatedServer: Sendable {
+        public let server: Server
+        let folder: String
+
+        init(server: Server, folder: String) {
+            self.server = server
+            self.folder = folder
+        }
+
+        /// The environment that points a service at this server, in `schema`.
+        public func environment(schema: String) -> [String: String] {
+            ["PLANTGUIDE_DATABASE_URL": server.url, "PLANTGUIDE_DATABASE_PASSWORD": server.password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
+        }
+
+        /// Stops the server at once, as a crash or a lost host would.
+        public func pause() async throws { try await TestPostgres.script("pause", folder) }
+
+        /// Starts it again on the same port.
+        public func resume() async throws { try await TestPostgres.script("resume", folder) }
+
+        deinit {
+            let folder = self.folder
+            Task { try? await TestPostgres.script("stop", folder) }
+        }
+    }
+
+    /// Starts a server for one test.
+    public static func dedicated() async throws -> DedicatedServer {
+        let outcome = try await run(["--watch", String(getpid())])
+        let fields = outcome.split(separator: " ").map(String.init)
+        guard fields.count == 3 else { throw TestPostgresError(description: "Scripts/postgres-throwaway printed '\(outcome)'") }
+        return DedicatedServer(server: Server(url: fields[0], password: fields[1]), folder: fields[2])
+    }
+
+    /// The environment that points a service at the shared server, in a schema of its own.
+    public static func environment(schema: String = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")) async throws
+        -> [String: String]
+    {
+        let server = try await server()
+        return ["PLANTGUIDE_DATABASE_URL": server.url, "PLANTGUIDE_DATABASE_PASSWORD": server.password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
+    }
+
+    static func script(_ arguments: String...) async throws {
+        _ = try await run(arguments)
+    }
+
+    /// Runs the script; its error output is shown on failure, and kept out of a start's one line.
+    private static func run(_ arguments: [String]) async throws -> String {
+        let script = ModelFixtures.repositoryRoot.appendingPathComponent("Scripts/postgres-throwaway")
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script.path] + arguments,
+                                               mergingStandardError: arguments.first != "--watch")
+        guard outcome.status == 0 else {
+            throw TestPostgresError(description: "Scripts/postgres-throwaway \(arguments.joined(separator: " ")) failed: \(outcome.output)")
+        }
+        return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

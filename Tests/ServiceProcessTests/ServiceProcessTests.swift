@@ -53,13 +53,14 @@ struct ServiceProcessTests {
         for service in services[1...] { await service.terminate() }
     }
 
-    @Test("care data survives kill -9: after a restart the cache answers and Trefle is not asked again")
-    func careDataCacheSurvivesKill() async throws {
+    @Test("care data survives kill -9: after a restart the cache answers and Trefle is not asked again", arguments: TestBackend.allCases)
+    func careDataCacheSurvivesKill(backend: TestBackend) async throws {
         let species = try Fixtures.trefle("species-sorbus-aucuparia")
         let trefle = try FakeHTTPServer { request in
             request.path == "/api/v1/species/sorbus-aucuparia" ? .json(species) : .reply(status: 404)
         }
-        let environment = ["PLANTGUIDE_TREFLE_TOKEN": "t", "PLANTGUIDE_TREFLE_URL": trefle.baseURL.absoluteString]
+        var environment = ["PLANTGUIDE_TREFLE_TOKEN": "t", "PLANTGUIDE_TREFLE_URL": trefle.baseURL.absoluteString]
+        if backend == .postgres { environment.merge(try await TestPostgres.environment()) { $1 } }
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         let request = Plantguide_Caredata_V1_GetCareInfoRequest.with { $0.scientificName = "Sorbus aucuparia" }
         let method = Plantguide_Caredata_V1_CareDataService.getCareInfo
