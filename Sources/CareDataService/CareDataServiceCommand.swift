@@ -21,7 +21,10 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve care data over RPC (Protos/plantguide/caredata/v1).",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ plus health and metrics. The cache is <data>/caredata.sqlite, or the             schema "caredata" of the PostgreSQL that --database names (several replicas may share it). Without a             Trefle token every answer comes from the cache and the offline catalog. Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ plus health and metrics. The cache is <data>/caredata.sqlite, or \
+            the schema "caredata" of the PostgreSQL that --database names (several replicas may \
+            share it). Without a Trefle token every answer comes from the cache and the offline \
+            catalog. Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7002
             """)
 
@@ -89,7 +92,11 @@ struct CopyData: AsyncParsableCommand {
         commandName: "copy-data",
         abstract: "Copy the care-data cache of a SQLite data folder into PostgreSQL, and prove the copy.",
         discussion: """
-            Reads <from>/caredata.sqlite and writes every entry into the PostgreSQL that --to names (the password from             PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), replacing entries of the same name, so             running it again is harmless. Then compares the two entry by entry and prints the counts and a SHA-256             of each side; exits 1 when an entry is missing or different. Stop the service first.
+            Reads <from>/caredata.sqlite and writes every entry into the PostgreSQL that --to names (the \
+            password from PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), \
+            replacing entries of the same name, so running it again is harmless. Then compares the \
+            two entry by entry and prints the counts and a SHA-256 of each side; exits 1 when an \
+            entry is missing or different. Stop the service first.
             """)
 
     @Option(help: ArgumentHelp("The SQLite deployment's care-data folder (holding caredata.sqlite).", valueName: "folder"))
