@@ -18,9 +18,14 @@ public enum CareCacheCopy {
             progress(copied)
             after = last.key
         }
-        return [try await CopyCheck.compare(
+        return [try await compare(source, target, pageSize: pageSize)]
+    }
+
+    /// Compares two stores entry by entry: counts, and a SHA-256 of each side's entries.
+    public static func compare(_ source: any CareEntryStore, _ target: any CareEntryStore, pageSize: Int = 500) async throws -> CopyCheck {
+        try await CopyCheck.compare(
             "care entries", source: { try await source.rows(after: $0, limit: pageSize) }, target: { try await target.rows(after: $0, limit: pageSize) },
-            key: \.key, encode: bytes)]
+            key: \.key, encode: bytes)
     }
 
     private static func bytes(_ row: CareEntryRow) -> [UInt8] {
