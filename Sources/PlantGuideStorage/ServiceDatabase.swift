@@ -6,9 +6,11 @@ import Synchronization
 /// timeout, and the service's migrations applied before the first query.
 public enum ServiceDatabase {
     /// Opens (creating and migrating) the database at `path`. ``DatabaseMaintenance`` keeps its statistics current.
-    public static func open(path: String, migrator: DatabaseMigrator) throws -> DatabasePool {
+    /// - Parameter prepare: run on every connection as it opens (SQL functions the schema's triggers call).
+    public static func open(path: String, migrator: DatabaseMigrator, prepare: (@Sendable (Database) throws -> Void)? = nil) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        if let prepare { configuration.prepareDatabase(prepare) }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try migrator.migrate(pool)
         opened.withLock { pools in

@@ -27,7 +27,7 @@ struct CollectionPlanTests {
     @Test("every statement of plants, search, photos, history, journal and archives searches by its owner and the most selective index")
     func everyStatement() async throws {
         let audit = QueryPlanAudit()
-        let database = try audit.openDatabase(CollectionDatabase.migrator)
+        let database = try audit.openDatabase(CollectionDatabase.migrator, prepare: CollectionDatabase.prepare)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plan-photos-\(UUID().uuidString)")
         let plants = PlantStore(writer: database)
         let history = HistoryStore(writer: database)

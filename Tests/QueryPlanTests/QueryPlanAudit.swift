@@ -28,10 +28,11 @@ final class QueryPlanAudit: Sendable {
     private let recorded = Mutex<(on: Bool, statements: [String])>((false, []))
 
     /// A database configuration that hands every statement run on it to this audit while recording is on.
-    func configuration() -> Configuration {
+    func configuration(prepare: (@Sendable (Database) -> Void)? = nil) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { [self] db in
+            prepare?(db)
             db.trace(options: .statement) { event in
                 guard case .statement(let statement) = event else { return }
                 self.record(statement.sql)
@@ -41,10 +42,10 @@ final class QueryPlanAudit: Sendable {
     }
 
     /// Opens a fresh database in a temporary folder with `migrator` applied, tracing into this audit.
-    func openDatabase(_ migrator: DatabaseMigrator) throws -> DatabasePool {
+    func openDatabase(_ migrator: DatabaseMigrator, prepare: (@Sendable (Database) -> Void)? = nil) throws -> DatabasePool {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plans-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: folder.appendingPathComponent("audit.sqlite").path, configuration: configuration())
+        let pool = try DatabasePool(path: folder.appendingPathComponent("audit.sqlite").path, configuration: configuration(prepare: prepare))
         try migrator.migrate(pool)
         return pool
     }

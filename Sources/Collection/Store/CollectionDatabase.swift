@@ -8,11 +8,18 @@ import PlantGuideStorage
 /// scoped by owner. v2 adds the full-text index over plants (FTS5, diacritic-insensitive, prefix-indexed) and
 /// fills it from existing rows, so a database written by v1 gains search when it is opened. v3 rebuilds that index
 /// with the owner as its first column (a single token, `o` + hex of the user id), so that a search reads one
-/// person's postings instead of everyone's. v4 indexes identifications by plant.
+/// person's postings instead of everyone's. v4 indexes identifications by plant. v5 makes every indexed word the
+/// owner's own (``SearchTokens``): with v3 a search still walked every user's postings of a word as common as
+/// "kitchen" to intersect them with its owner's, so it grew with other users' plants.
 public enum CollectionDatabase {
     /// Opens (creating and migrating) the database at `path`.
     public static func open(path: String) throws -> DatabasePool {
-        try ServiceDatabase.open(path: path, migrator: migrator)
+        try ServiceDatabase.open(path: path, migrator: migrator, prepare: prepare)
+    }
+
+    /// What every connection needs before the schema is used: the SQL function the search triggers call.
+    public static func prepare(_ db: Database) {
+        db.add(function: SearchTokens.ownerWordsFunction)
     }
 
     /// Every migration, in order. Tests apply a prefix of it to build older schemas.
@@ -150,6 +157,31 @@ public enum CollectionDatabase {
             // Deleting a plant (its identifications cascade) and one plant's history read that plant's rows, not
             // every identification of its owner.
             try db.execute(sql: "CREATE INDEX identificationByPlant ON identification(ownerID, plantID, identifiedAt)")
+        }
+        migrator.registerMigration("v5: owner-scoped words") { db in
+            let columns = "displayName, commonNames, scientificName, family, location, notes"
+            func words(_ row: String) -> String {
+                columns.split(separator: ",").map { "plantguide_owner_words(\(row).ownerID, \(row).\($0.trimmingCharacters(in: .whitespaces)))" }
+                    .joined(separator: ", ")
+            }
+            try db.execute(sql: """
+                DROP TRIGGER plantSearchInsert;
+                DROP TRIGGER plantSearchDelete;
+                DROP TRIGGER plantSearchUpdate;
+                DROP TABLE plantSearch;
+                CREATE VIRTUAL TABLE plantSearch USING fts5(\(columns), content='', tokenize='unicode61 remove_diacritics 2');
+                CREATE TRIGGER plantSearchInsert AFTER INSERT ON plant BEGIN
+                    INSERT INTO plantSearch(rowid, \(columns)) VALUES (new.rowid, \(words("new")));
+                END;
+                CREATE TRIGGER plantSearchDelete AFTER DELETE ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, \(columns)) VALUES ('delete', old.rowid, \(words("old")));
+                END;
+                CREATE TRIGGER plantSearchUpdate AFTER UPDATE OF ownerID, \(columns) ON plant BEGIN
+                    INSERT INTO plantSearch(plantSearch, rowid, \(columns)) VALUES ('delete', old.rowid, \(words("old")));
+                    INSERT INTO plantSearch(rowid, \(columns)) VALUES (new.rowid, \(words("new")));
+                END;
+                INSERT INTO plantSearch(rowid, \(columns)) SELECT rowid, \(words("plant")) FROM plant;
+                """)
         }
         return migrator
     }

@@ -13,7 +13,7 @@ extension PlantStore {
         return try await writer.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT plant.*, ranked.score FROM (
-                    SELECT rowid, bm25(plantSearch, 0.0, 4.0, 3.0, 3.0, 1.5, 1.0, 0.5) AS score
+                    SELECT rowid, bm25(plantSearch, 4.0, 3.0, 3.0, 1.5, 1.0, 0.5) AS score
                     FROM plantSearch WHERE plantSearch MATCH ? ORDER BY score LIMIT ?
                 ) AS ranked JOIN plant ON plant.rowid = ranked.rowid
                 WHERE plant.ownerID = ?

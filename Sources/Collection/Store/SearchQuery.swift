@@ -9,16 +9,12 @@ enum SearchQuery {
         text.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
     }
 
-    /// The FTS5 MATCH expression for `owner`, or nil when `text` has no word.
+    /// The FTS5 MATCH expression for `owner`, or nil when `text` has no word: each word, with the owner's mark
+    /// (``SearchTokens``), as a prefix. Words hold only letters and digits, so they need no quoting.
     static func fts(_ text: String, owner: String) -> String? {
         let words = words(text)
         guard !words.isEmpty else { return nil }
-        let terms = words.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"*" }.joined(separator: " ")
-        return "owner:\(ownerToken(owner)) AND {displayName commonNames scientificName family location notes}:(\(terms))"
-    }
-
-    /// The owner column's token: "o" and the user id's UTF-8 bytes in lower-case hex (what the triggers write).
-    static func ownerToken(_ owner: String) -> String {
-        "o" + owner.utf8.map { String(format: "%02x", $0) }.joined()
+        let mark = SearchTokens.mark(owner)
+        return words.map { "\"\(mark)\($0)\"*" }.joined(separator: " ")
     }
 }
