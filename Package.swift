@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingTests",
             dependencies: [
-                "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideRPC", "PlantGuideTestSupport",
+                "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideRPC", "PlantGuideStorage", "PlantGuideTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
