@@ -211,8 +211,9 @@ let package = Package(
         .testTarget(
             name: "QueryPlanTests",
             dependencies: [
-                "Collection", "Scheduling", "CareData", "Gateway", "PlantGuideProtos", "PlantGuideTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "Collection", "Scheduling", "CareData", "Gateway", "PlantGuideProtos", "PlantGuideStorage", "PlantGuideTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict

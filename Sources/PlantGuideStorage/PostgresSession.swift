@@ -7,17 +7,19 @@ import PostgresNIO
 public struct PostgresSession: Sendable {
     let connection: PostgresConnection
     let logger: Logger
+    let observer: (@Sendable (PostgresQuery) -> Void)?
 
     /// Runs `query` and returns its rows (consume them or let them go).
     @discardableResult
     public func query(_ query: PostgresQuery, file: String = #fileID, line: Int = #line) async throws -> PostgresRowSequence {
-        try await connection.query(query, logger: logger, file: file, line: line)
+        observer?(query)
+        return try await connection.query(query, logger: logger, file: file, line: line)
     }
 
     /// Runs `query` and counts the rows it returns (a statement's `RETURNING 1`: how many rows it changed).
     public func count(_ query: PostgresQuery, file: String = #fileID, line: Int = #line) async throws -> Int {
         var count = 0
-        for try await _ in try await connection.query(query, logger: logger, file: file, line: line) { count += 1 }
+        for try await _ in try await self.query(query, file: file, line: line) { count += 1 }
         return count
     }
 
@@ -26,7 +28,7 @@ public struct PostgresSession: Sendable {
         _ query: PostgresQuery, as types: (repeat each Column).Type, file: String = #fileID, line: Int = #line
     ) async throws -> [(repeat each Column)] {
         var rows: [(repeat each Column)] = []
-        for try await row in try await connection.query(query, logger: logger, file: file, line: line).decode(types) { rows.append(row) }
+        for try await row in try await self.query(query, file: file, line: line).decode(types) { rows.append(row) }
         return rows
     }
 }

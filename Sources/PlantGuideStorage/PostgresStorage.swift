@@ -30,13 +30,15 @@ public struct PostgresMigration: Sendable {
 public final class PostgresStorage: Sendable {
     public let settings: PostgresSettings
     let client: PostgresClient
+    /// Told every statement a store runs (tests check their plans).
+    let observer: (@Sendable (PostgresQuery) -> Void)?
     let logger: Logger
     /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE.
     let operationTimeout: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let reachable = Atomic<Bool>(true)
 
-    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration) {
+    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, observer: (@Sendable (PostgresQuery) -> Void)?) {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: Self.tls(settings.tls))
@@ -47,16 +49,19 @@ public final class PostgresStorage: Sendable {
         self.settings = settings
         self.logger = logger
         self.operationTimeout = operationTimeout
+        self.observer = observer
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
     /// Starts the pool, waits up to `startupWait` for the server, and brings the service's schema up to date. N
     /// replicas starting together migrate once: each takes an advisory lock named after the schema first.
+    /// - Parameter observer: told every statement the stores run through ``read(_:)`` and ``write(_:)`` (the
+    ///   query plan tests use it).
     public static func open(
         _ settings: PostgresSettings, migrations: [PostgresMigration], logger: Logger,
-        startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5)
+        startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5), observer: (@Sendable (PostgresQuery) -> Void)? = nil
     ) async throws -> PostgresStorage {
-        let database = PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout)
+        let database = PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout, observer: observer)
         database.start()
         let clock = ContinuousClock()
         let deadline = clock.now + startupWait
@@ -118,7 +123,7 @@ public final class PostgresStorage: Sendable {
     public func read<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
         try await guarded {
             try await self.client.withConnection { connection in
-                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger)) }
+                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger, observer: self.observer)) }
             }
         }
     }
@@ -127,7 +132,7 @@ public final class PostgresStorage: Sendable {
     public func write<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
         try await guarded {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger)) }
+                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger, observer: self.observer)) }
             }
         }
     }
