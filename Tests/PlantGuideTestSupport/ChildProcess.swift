@@ -26,25 +26,8 @@ public enum ChildProcess {
             if mergingStandardError { process.standardError = pipe }
             try process.run()
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return Outcome(status: wait(for: process), output: output)
-        }
-    }
-
-    /// The exit status of `process`, reaped here with waitpid: Foundation's own watch for its exit (a SIGCHLD
-    /// source) was seen to miss a script that had started a background process, leaving it a zombie and
-    /// `waitUntilExit` waiting forever.
-    private static func wait(for process: Process) -> Int32 {
-        var status: Int32 = 0
-        let pid = process.processIdentifier
-        while true {
-            let reaped = waitpid(pid, &status, 0)
-            if reaped == pid { break }
-            if reaped == -1, errno == EINTR { continue }
-            // Foundation reaped it first.
             process.waitUntilExit()
-            return process.terminationStatus
+            return Outcome(status: process.terminationStatus, output: output)
         }
-        if status & 0x7f == 0 { return (status >> 8) & 0xff }  // exited: its code
-        return 128 + (status & 0x7f)  // killed by a signal, as a shell reports it
     }
 }
