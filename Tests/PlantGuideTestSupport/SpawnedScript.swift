@@ -2,10 +2,10 @@ import Foundation
 import PlantGuideCore
 
 /// Runs a shell script to its end with posix_spawn and waitpid, on a thread of its own, for scripts that leave
-/// processes running behind them (a server, a watcher): Foundation's `Process` was seen to miss the exit of such
-/// a script (its SIGCHLD watch never fired, the script stayed a zombie and `waitUntilExit` waited forever), and
-/// reaping a `Process`'s child behind Foundation's back breaks its watch of every other child. Foundation never
-/// learns of these children.
+/// processes running behind them (a server, a watcher). With Foundation's `Process` such a script took every open
+/// descriptor of the test process along, other tests' pipes included, so that their readers never saw the end;
+/// here the script gets standard input, output and error only. Foundation never learns of these children, so
+/// reaping them here does not disturb its watch of its own.
 enum SpawnedScript {
     struct Outcome: Sendable {
         var status: Int32
@@ -22,6 +22,9 @@ enum SpawnedScript {
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
             if mergingStandardError { posix_spawn_file_actions_adddup2(&actions, fds[1], 2) }
+            // Nothing else of this process goes with it: Foundation's pipes are not close-on-exec, and a server the
+            // script leaves running would otherwise hold another test's pipe open and its reader waiting forever.
+            _ = systemAddCloseFrom(&actions, 3)
             let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/bash", script] + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
@@ -44,3 +47,7 @@ enum SpawnedScript {
 /// spawned meanwhile by another thread inherits the write end (and keeps the read from ending).
 @_silgen_name("pipe2")
 private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later): the child closes every descriptor from `from`.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func systemAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
