@@ -25,7 +25,7 @@ public struct PostgresMigration: Sendable {
 ///
 /// ```swift
 /// let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger)
-/// let name = try await database.read { connection in ... }
+/// let rows = try await database.read { session in try await session.all("SELECT key FROM care_entry", as: String.self) }
 /// ```
 public final class PostgresStorage: Sendable {
     public let settings: PostgresSettings

@@ -113,7 +113,9 @@ struct GatewayHTTPResponder: HTTPResponder {
         do {
             guard let feed = try await calendar(secret, held.first ?? "") else { return Self.failure(RPCError(.notFound, "no such calendar")) }
             var headers: HTTPFields = [.cacheControl: "private, max-age=300", .eTag: "\"\(feed.version)\""]
-            guard let ics = feed.ics, !held.contains(feed.version) else { return Self.cors(Response(status: .notModified, headers: headers)) }
+            guard let ics = feed.ics, !held.contains(feed.version), !held.contains("*") else {
+                return Self.cors(Response(status: .notModified, headers: headers))
+            }
             headers[.contentType] = "text/calendar; charset=utf-8"
             return Self.cors(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ics))))
         } catch let error as RPCError {
@@ -123,10 +125,12 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
     }
 
-    /// The entity tags of an If-None-Match header (`"a", W/"b"`), without quotes or weakness marks.
+    /// The entity tags of an If-None-Match header (`"a", W/"b"`), without quotes or weakness marks; `*` (any) as
+    /// itself.
     static func entityTags(_ header: String) -> [String] {
         header.split(separator: ",").compactMap { part in
             var tag = part.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return tag }
             if tag.hasPrefix("W/") { tag.removeFirst(2) }
             guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
             return String(tag.dropFirst().dropLast())
