@@ -167,6 +167,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "PlantGuideStorageTests",
+            dependencies: ["PlantGuideStorage", "PlantGuideRPC", "PlantGuideTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .testTarget(name: "PlantGuideHTTPTests", dependencies: ["PlantGuideHTTP", "PlantGuideTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CareDataTests",

@@ -37,8 +37,11 @@ public final class PostgresStorage: Sendable {
     let operationTimeout: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let reachable = Atomic<Bool>(true)
+    /// The probe's own connection, outside the pool: a pool busy with calls must not look like a server gone.
+    private let probeConnection = Mutex<PostgresConnection?>(nil)
+    private let probeConfiguration: PostgresConnection.Configuration
 
-    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, observer: (@Sendable (PostgresQuery) -> Void)?) {
+    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, observer: (@Sendable (PostgresQuery) -> Void)?) throws {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: Self.tls(settings.tls))
@@ -46,6 +49,11 @@ public final class PostgresStorage: Sendable {
         configuration.options.connectTimeout = .seconds(2)
         // Every connection works in the service's schema: its tables need no qualification.
         configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
+        var probe = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: try Self.connectionTLS(settings.tls))
+        probe.options.connectTimeout = .seconds(1)
+        probeConfiguration = probe
         self.settings = settings
         self.logger = logger
         self.operationTimeout = operationTimeout
@@ -61,7 +69,7 @@ public final class PostgresStorage: Sendable {
         _ settings: PostgresSettings, migrations: [PostgresMigration], logger: Logger,
         startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5), observer: (@Sendable (PostgresQuery) -> Void)? = nil
     ) async throws -> PostgresStorage {
-        let database = PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout, observer: observer)
+        let database = try PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout, observer: observer)
         database.start()
         let clock = ContinuousClock()
         let deadline = clock.now + startupWait
@@ -104,18 +112,35 @@ public final class PostgresStorage: Sendable {
         let task = running.withLock { task in defer { task = nil }; return task }
         task?.cancel()
         await task?.value
+        try? await probeConnection.withLock { connection in defer { connection = nil }; return connection }?.close()
     }
 
     /// Whether the server answered lately: health reports NOT_SERVING while it does not.
     public var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    /// Asks the server every half second: a second without an answer makes the store unreachable (calls fail at
-    /// once, health says NOT_SERVING) until one comes.
+    /// Asks the server every half second, on a connection of the probe's own: a second without an answer makes the
+    /// store unreachable (calls fail at once, health says NOT_SERVING) until one comes.
     private func probe() async {
-        let answered = (try? await withTimeout(.seconds(1)) { try await self.client.query("SELECT 1") }) != nil
+        let answered = (try? await withTimeout(.seconds(1)) { try await self.askServer() }) != nil
         guard !Task.isCancelled else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
+        }
+    }
+
+    /// `SELECT 1` on the probe's connection, connecting (again) when there is none or it closed.
+    private func askServer() async throws {
+        var connection = probeConnection.withLock { $0 }
+        if connection == nil || connection!.isClosed {
+            connection = try await PostgresConnection.connect(configuration: probeConfiguration, id: 0, logger: logger)
+            probeConnection.withLock { $0 = connection }
+        }
+        do {
+            for try await _ in try await connection!.query("SELECT 1", logger: logger) {}
+        } catch {
+            probeConnection.withLock { $0 = nil }
+            try? await connection!.close()
+            throw error
         }
     }
 
@@ -208,6 +233,15 @@ public final class PostgresStorage: Sendable {
                 }
                 try await connection.query("SELECT pg_advisory_unlock(hashtext(\(lock)))", logger: self.logger)
             }
+        }
+    }
+
+    /// The probe connection's TLS; throws when the system's TLS setup cannot make a client context.
+    private static func connectionTLS(_ mode: PostgresSettings.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
     }
 

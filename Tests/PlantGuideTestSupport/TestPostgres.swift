@@ -27,7 +27,7 @@ public enum TestPostgres {
     }
 
     /// Settings for a schema no other test uses (created by the store's migrations).
-    public static func settings(poolSize: Int = 4) async throws -> PostgresSettings {
+    public static func settings(poolSize: Int = 8) async throws -> PostgresSettings {
         let server = try await server()
         return try PostgresSettings(url: server.url, password: server.password, poolSize: poolSize,
                                     schema: "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))

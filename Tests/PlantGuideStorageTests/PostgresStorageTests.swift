@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import PlantGuideRPC
+import PlantGuideStorage
+import PlantGuideTestSupport
+import Synchronization
+import Testing
+
+@Suite("PostgreSQL storage")
+struct PostgresStorageTests {
+    @Test("a pool saturated by calls is no outage: the probe has its own connection, every call is answered, health stays up")
+    func saturatedPoolIsNotAnOutage() async throws {
+        var settings = try await TestPostgres.settings()
+        settings.poolSize = 2
+        let storage = try await PostgresStorage.open(settings, migrations: [], logger: Logger(label: "test"))
+        let sawUnreachable = Atomic<Bool>(false)
+        let watching = Task {
+            while !Task.isCancelled {
+                if !storage.isReachable { sawUnreachable.store(true, ordering: .relaxed) }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
+        // 150 calls of 20 ms each through 2 connections: the last waits about 1.5 s for its turn.
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<150 {
+                group.addTask { try await storage.read { session in try await session.all("SELECT 1 FROM pg_sleep(0.02)", as: Int.self).count } }
+            }
+            return try await group.reduce(0, +)
+        }
+        watching.cancel()
+        await storage.close()
+        let unreachableSeen = sawUnreachable.load(ordering: .relaxed)
+
+        #expect(answered == 150)
+        #expect(!unreachableSeen, "the store was never taken for unreachable")
+    }
+
+    @Test("a password in the URL is refused, naming where it belongs; the URL in messages hides it")
+    func settingsFromURL() throws {
+        let parsed = try PostgresSettings(url: "postgres://app@db.internal:6543/plants?sslmode=require", password: "s3cret", poolSize: 5, schema: "caredata")
+        #expect(parsed.host == "db.internal" && parsed.port == 6543 && parsed.database == "plants" && parsed.tls == .require)
+        #expect(!parsed.description.contains("s3cret"))
+        let withPassword = #expect(throws: (any Error).self) {
+            try PostgresSettings(url: "postgres://app:s3cret@db/plants", password: nil, poolSize: 5, schema: "caredata")
+        }
+        #expect(String(describing: withPassword!).contains("PLANTGUIDE_DATABASE_PASSWORD") && !String(describing: withPassword!).contains("s3cret"))
+        #expect(throws: (any Error).self) { try PostgresSettings(url: "mysql://app@db/plants", password: nil, poolSize: 5, schema: "caredata") }
+        #expect(throws: (any Error).self) { try PostgresSettings(url: "postgres://app@db/plants", password: nil, poolSize: 0, schema: "caredata") }
+        #expect(throws: (any Error).self) { try PostgresSettings(url: "postgres://app@db/plants", password: nil, poolSize: 5, schema: "Robert'); DROP") }
+    }
+}
