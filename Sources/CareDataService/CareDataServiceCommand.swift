@@ -109,10 +109,7 @@ struct CopyData: AsyncParsableCommand {
     func run() async throws {
         let path = URL(fileURLWithPath: from).appendingPathComponent("caredata.sqlite").path
         guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no care-data cache at \(path)") }
-        var storage = StorageOptions()
-        storage.database = to
-        storage.databaseSchema = schema
-        guard case .postgres(let settings) = try storage.resolve(service: "caredata") else { throw ValidationError("--to must be a postgres:// URL") }
+        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
         var logger = Logger(label: "plantguide-caredata")
         logger.logLevel = .warning
         let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger, startupWait: .seconds(5))

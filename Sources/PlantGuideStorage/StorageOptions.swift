@@ -112,14 +112,18 @@ public struct StorageOptions: ParsableArguments {
         guard let url = pick(database, "PLANTGUIDE_DATABASE_URL") else { return .sqlite }
         let sizeText = pick(databasePoolSize.map(String.init), "PLANTGUIDE_DATABASE_POOL_SIZE") ?? "10"
         guard let size = Int(sizeText) else { throw ValidationError("the database pool size must be a whole number, not '\(sizeText)'") }
-        var password = environment["PLANTGUIDE_DATABASE_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-        if password == nil, let file = pick(nil, "PLANTGUIDE_DATABASE_PASSWORD_FILE") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw ValidationError("cannot read the database password file \(file)")
-            }
-            password = text.trimmingCharacters(in: .newlines)
-        }
-        return .postgres(try PostgresSettings(url: url, password: password, poolSize: size,
+        return .postgres(try PostgresSettings(url: url, password: try Self.password(environment: environment), poolSize: size,
                                               schema: pick(databaseSchema, "PLANTGUIDE_DATABASE_SCHEMA") ?? service))
+    }
+
+    /// The database password: PLANTGUIDE_DATABASE_PASSWORD, else the contents of the file
+    /// PLANTGUIDE_DATABASE_PASSWORD_FILE names, else none.
+    public static func password(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
+        if let password = environment["PLANTGUIDE_DATABASE_PASSWORD"], !password.isEmpty { return password }
+        guard let file = environment["PLANTGUIDE_DATABASE_PASSWORD_FILE"], !file.isEmpty else { return nil }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw ValidationError("cannot read the database password file \(file)")
+        }
+        return text.trimmingCharacters(in: .newlines)
     }
 }
