@@ -190,13 +190,22 @@ struct Subject {
                   cleanUp: (Int) async throws -> Void = { _ in }) async throws {
             let clock = ContinuousClock()
             var samples: [Duration] = []
-            let deadline = clock.now + .milliseconds(Int64(seconds * 1_000))
-            for index in 0..<(calls + 10) where index < 10 || clock.now < deadline {
+            var deadline = clock.now
+            // Up to ten calls warm up (a second at most); then calls are timed until `calls` or `seconds`, one at least.
+            let warmUpEnd = clock.now + .seconds(1)
+            var index = 0
+            var warming = true
+            while samples.isEmpty || (samples.count < calls && clock.now < deadline) {
                 try await prepare(index)
                 let start = clock.now
                 try await call(index)
-                if index >= 10 { samples.append(clock.now - start) }  // the first ten warm up
+                if !warming { samples.append(clock.now - start) }
                 try await cleanUp(index)
+                index += 1
+                if warming, index >= 10 || clock.now >= warmUpEnd {
+                    warming = false
+                    deadline = clock.now + .milliseconds(Int64(seconds * 1_000))
+                }
             }
             let sorted = samples.sorted()
             let total = samples.reduce(Duration.zero, +)

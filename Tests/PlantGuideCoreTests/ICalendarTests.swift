@@ -1,5 +1,5 @@
 import Foundation
-import PlantGuideCore
+@testable import PlantGuideCore
 import PlantGuideTestSupport
 import Testing
 
@@ -74,5 +74,24 @@ struct ICalendarTests {
         guard outcome.status == 0 else { throw CocoaError(.fileReadCorruptFile) }
         let data = Data(outcome.output.utf8)
         return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    }
+}
+
+@Suite("iCalendar times")
+struct ICalendarTimeTests {
+    @Test("UTC date-times by arithmetic match Foundation's calendar, to the second, over four centuries")
+    func utcMatchesCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var generator = SystemRandomNumberGenerator()
+        let instants = [0, -1, 86_399, 86_400, 951_782_400, 4_107_542_399, -2_208_988_800] + (0..<2_000).map { _ in
+            Double(Int64.random(in: -6_000_000_000...7_000_000_000, using: &generator)) + Double.random(in: 0..<1, using: &generator)
+        }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let expected = String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+            #expect(ICalendar.utc(date) == expected, "\(seconds)")
+        }
     }
 }
