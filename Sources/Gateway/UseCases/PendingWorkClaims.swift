@@ -1,12 +1,15 @@
 import Synchronization
 
-/// Which pending care lookups this gateway process is working on right now, so that two of its tasks never work on
-/// the same one: a save under way keeps the sweeper off its lookup (the sweeper would plan the schedule a second
-/// time, perhaps after the person erased their data), and erasing a person's data keeps the sweeper off all of
-/// theirs. In memory only: after a crash nothing is under way, and the sweeper takes everything.
+/// Which pending care lookups and deletions this gateway process is working on right now, so that two of its tasks
+/// never work on the same one: a save under way keeps the sweeper off its lookup (the sweeper would plan the
+/// schedule a second time, perhaps after the person erased their data), a deletion under way keeps it off that
+/// deletion (finishing it first, the sweeper left the caller's answer counting no task deleted), and erasing a
+/// person's data keeps it off all of their lookups. In memory only: after a crash nothing is under way, and the
+/// sweeper takes everything.
 final class PendingWorkClaims: Sendable {
     private struct Held {
         var lookups: Set<Key> = []
+        var deletions: Set<Key> = []
         var erasing: Set<String> = []
     }
 
@@ -39,5 +42,14 @@ final class PendingWorkClaims: Sendable {
 
     func endErasing(userID: String) {
         _ = held.withLock { $0.erasing.remove(userID) }
+    }
+
+    /// Claims the deletion of `plantID`; false when another task is working on it.
+    func claimDeletion(userID: String, plantID: String) -> Bool {
+        held.withLock { $0.deletions.insert(Key(userID: userID, plantID: plantID)).inserted }
+    }
+
+    func releaseDeletion(userID: String, plantID: String) {
+        _ = held.withLock { $0.deletions.remove(Key(userID: userID, plantID: plantID)) }
     }
 }

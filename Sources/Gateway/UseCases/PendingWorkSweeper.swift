@@ -19,6 +19,9 @@ public struct PendingWorkSweeper: Sendable {
     public func sweepOnce() async -> Int {
         var finished = 0
         for deletion in (try? await pending.deletions()) ?? [] {
+            // One a DeletePlant under way holds is that call's to finish.
+            guard pending.claims.claimDeletion(userID: deletion.userID, plantID: deletion.plantID) else { continue }
+            defer { pending.claims.releaseDeletion(userID: deletion.userID, plantID: deletion.plantID) }
             let caller = Caller(id: deletion.userID, deadline: .now + .seconds(10), traceID: nil)
             do {
                 _ = try await PlantUseCases.finish(deletion, services: services, as: caller)

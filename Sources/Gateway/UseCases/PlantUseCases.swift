@@ -185,6 +185,9 @@ struct PlantUseCases: Sendable {
     func delete(_ plantID: String, as caller: Caller) async throws -> Plantguide_Gateway_V1_DeletePlantResponse {
         guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
         let deletion = PendingWork.Deletion(userID: caller.id, plantID: plantID)
+        // Held while it runs, so that the sweeper does not finish the same deletion at the same time.
+        while !pending.claims.claimDeletion(userID: caller.id, plantID: plantID) { try await Task.sleep(for: .milliseconds(10)) }
+        defer { pending.claims.releaseDeletion(userID: caller.id, plantID: plantID) }
         try await pending.beginDeletion(deletion)
         do {
             let response = try await Self.finish(deletion, services: services, as: caller)
