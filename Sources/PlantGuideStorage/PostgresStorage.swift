@@ -148,7 +148,7 @@ public final class PostgresStorage: Sendable {
     public func read<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
         try await guarded {
             try await self.client.withConnection { connection in
-                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger, observer: self.observer)) }
+                try await self.run(body, on: connection)
             }
         }
     }
@@ -157,9 +157,14 @@ public final class PostgresStorage: Sendable {
     public func write<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
         try await guarded {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: self.logger, observer: self.observer)) }
+                try await self.run(body, on: connection)
             }
         }
+    }
+
+    /// `body` on `connection`, its own errors kept apart from the driver's.
+    private func run<Result>(_ body: (PostgresSession) async throws -> Result, on connection: PostgresConnection) async throws -> Result {
+        try await Self.boxingErrors { try await body(PostgresSession(connection: connection, logger: logger, observer: observer)) }
     }
 
     /// An error a store's own code threw (a domain error such as NOT_FOUND), kept apart from the driver's.

@@ -11,6 +11,16 @@ public enum TestPostgres {
         /// postgres://plantguide@127.0.0.1:PORT/plantguide
         public var url: String
         public var password: String
+
+        /// The environment that points a service at this server, in `schema`.
+        public func environment(schema: String) -> [String: String] {
+            ["PLANTGUIDE_DATABASE_URL": url, "PLANTGUIDE_DATABASE_PASSWORD": password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
+        }
+    }
+
+    /// A schema name no other test uses.
+    public static func uniqueSchema() -> String {
+        "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     private static let started = Mutex<Task<Server, any Error>?>(nil)
@@ -30,7 +40,7 @@ public enum TestPostgres {
     public static func settings(poolSize: Int = 8) async throws -> PostgresSettings {
         let server = try await server()
         return try PostgresSettings(url: server.url, password: server.password, poolSize: poolSize,
-                                    schema: "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))
+                                    schema: uniqueSchema())
     }
 
     private static func start() async throws -> Server {
@@ -65,9 +75,7 @@ extension TestPostgres {
         }
 
         /// The environment that points a service at this server, in `schema`.
-        public func environment(schema: String) -> [String: String] {
-            ["PLANTGUIDE_DATABASE_URL": server.url, "PLANTGUIDE_DATABASE_PASSWORD": server.password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
-        }
+        public func environment(schema: String) -> [String: String] { server.environment(schema: schema) }
 
         /// Stops the server at once, as a crash or a lost host would.
         public func pause() async throws { try await TestPostgres.script("pause", folder) }
@@ -90,11 +98,8 @@ extension TestPostgres {
     }
 
     /// The environment that points a service at the shared server, in a schema of its own.
-    public static func environment(schema: String = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")) async throws
-        -> [String: String]
-    {
-        let server = try await server()
-        return ["PLANTGUIDE_DATABASE_URL": server.url, "PLANTGUIDE_DATABASE_PASSWORD": server.password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
+    public static func environment(schema: String = uniqueSchema()) async throws -> [String: String] {
+        try await server().environment(schema: schema)
     }
 
     static func script(_ arguments: String...) async throws {
