@@ -65,6 +65,7 @@ struct AccountDataUseCases: Sendable {
             token = page.nextPageToken
         } while !token.isEmpty
         let sweeper = PendingWorkSweeper(services: services, pending: pending, logger: .init(label: "plantguide.gateway.import"))
+        var recorded: [String] = []
         repeat {
             let page = try await services.call(services.collection, Collection.listPlants, .with {
                 $0.pageSize = 500
@@ -74,15 +75,18 @@ struct AccountDataUseCases: Sendable {
                 try await pending.addCareLookup(.init(
                     userID: caller.id, plantID: plant.id, scientificName: plant.scientificName,
                     plantName: PlantUseCases.displayName(plant), includeRepotting: false, includePruning: false))
-                response.schedulesPending += 1
+                recorded.append(plant.id)
             }
             token = page.nextPageToken
         } while !token.isEmpty
-        if response.schedulesPending > 0 {
-            let finished = UInt32(await sweeper.sweepCareLookups(of: caller.id))
-            response.schedulesPlanned = finished
-            response.schedulesPending -= min(finished, response.schedulesPending)
-        }
+        guard !recorded.isEmpty else { return response }
+        await sweeper.sweepCareLookups(of: caller.id)
+        // Counted from what is still pending, not from what this sweep finished: the background sweep may have
+        // planned some of these plants first.
+        let waiting = Set(try await pending.careLookups(of: caller.id, limit: 10_000).map(\.plantID))
+        let stillPending = recorded.filter(waiting.contains).count
+        response.schedulesPending = UInt32(stillPending)
+        response.schedulesPlanned = UInt32(recorded.count - stillPending)
         return response
     }
 
