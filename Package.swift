@@ -182,8 +182,9 @@ let package = Package(
         .testTarget(
             name: "CollectionTests",
             dependencies: [
-                "Collection", "PlantGuideProtos", "PlantGuideTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "Collection", "PlantGuideProtos", "PlantGuideStorage", "PlantGuideTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -247,6 +248,7 @@ let package = Package(
                 "PlantGuideImaging", "CSodium",
                 "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             executableExtra: ["PlantGuideStorage"])

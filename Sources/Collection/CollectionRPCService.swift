@@ -1,12 +1,12 @@
 import Foundation
-import GRDB
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 
 /// Configuration of plantguide-collection.
 public struct CollectionConfiguration: Sendable {
-    /// Holds `collection.sqlite` and the photo files (`photos/`).
+    /// Holds `collection.sqlite` and the photo files (`photos/`) when the collection is in SQLite.
     public var dataDirectory: URL
     /// Largest photo accepted, in bytes. Default 15 MiB.
     public var maxPhotoBytes: Int = 15 << 20
@@ -19,7 +19,6 @@ public struct CollectionConfiguration: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    public var databasePath: String { dataDirectory.appendingPathComponent("collection.sqlite").path }
 }
 
 /// The RPC methods of plantguide-collection (see `Protos/plantguide/collection/v1/collection.proto`).
@@ -34,25 +33,26 @@ public struct CollectionRPCService: RPCService {
     private let maxArchiveBytes: Int
     private let logger: Logger
 
-    /// Opens (creating and migrating) the database in the data folder.
+    private let database: PostgresStorage?
+
+    /// Opens (creating and migrating) the SQLite database and photo folder in the data folder.
     public init(configuration: CollectionConfiguration, logger: Logger) throws {
-        let database = try CollectionDatabase.open(path: configuration.databasePath)
-        plants = PlantStore(writer: database, now: configuration.now)
-        history = HistoryStore(writer: database)
-        photos = PhotoStore(
-            writer: database, folder: configuration.dataDirectory.appendingPathComponent("photos", isDirectory: true),
-            maxBytes: configuration.maxPhotoBytes, now: configuration.now)
-        archiver = CollectionArchiver(writer: database, photos: photos, now: configuration.now)
-        maxArchiveBytes = configuration.maxArchiveBytes
-        self.logger = logger
-        let swept = try photos.sweepUnreferencedFiles()
-        if swept > 0 { logger.notice("removed the files of photos no row references", metadata: ["photos": "\(swept)"]) }
-        let outOfRange = try database.read(StoredValueAudit.outOfRangeRows)
-        if !outOfRange.isEmpty {
-            logger.warning("rows hold times outside the Timestamp range (written by older versions); they are served clamped",
-                           metadata: ["rows": "\(outOfRange)"])
-        }
+        try self.init(configuration: configuration, records: SQLiteCollection.open(folder: configuration.dataDirectory, logger: logger), logger: logger)
     }
+
+    /// Serves the collection that `records` keep; `database`, when they are in PostgreSQL, tells health whether
+    /// it answers.
+    public init(configuration: CollectionConfiguration, records: any CollectionRecords, database: PostgresStorage? = nil, logger: Logger) {
+        plants = PlantStore(records: records, now: configuration.now)
+        history = HistoryStore(records: records)
+        photos = PhotoStore(records: records, maxBytes: configuration.maxPhotoBytes, now: configuration.now)
+        archiver = CollectionArchiver(records: records, photos: photos, now: configuration.now)
+        maxArchiveBytes = configuration.maxArchiveBytes
+        self.database = database
+        self.logger = logger
+    }
+
+    public var isReady: Bool { database?.isReachable ?? true }
 
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Collection_V1_CollectionService
@@ -78,11 +78,10 @@ public struct CollectionRPCService: RPCService {
             return .with { $0.plant = plant }
         }
         router.register(Methods.deletePlant) { request, context in
-            let (deleted, orphaned) = try await plants.delete(id: request.id, owner: try context.requireUserID())
-            try await photos.removeFiles(of: orphaned)
+            let (deleted, photosRemoved) = try await plants.delete(id: request.id, owner: try context.requireUserID())
             return .with {
                 $0.deleted = deleted
-                $0.photosRemoved = UInt32(orphaned.count)
+                $0.photosRemoved = UInt32(photosRemoved)
             }
         }
         router.register(Methods.listPlants) { request, context in
@@ -125,10 +124,10 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.deletePhoto) { request, context in
-            let (deleted, filesRemoved) = try await photos.delete(sha: request.sha256, plantID: request.plantID, owner: try context.requireUserID())
+            let (deleted, removed) = try await photos.delete(sha: request.sha256, plantID: request.plantID, owner: try context.requireUserID())
             return .with {
                 $0.deleted = deleted
-                $0.filesRemoved = filesRemoved
+                $0.filesRemoved = removed
             }
         }
         router.register(Methods.addIdentification) { request, context in
@@ -181,11 +180,10 @@ public struct CollectionRPCService: RPCService {
             }
         }
         router.register(Methods.deleteUserData) { _, context in
-            let (count, orphaned) = try await plants.deleteAll(owner: try context.requireUserID())
-            try await photos.removeFiles(of: orphaned)
+            let (count, photosRemoved) = try await plants.deleteAll(owner: try context.requireUserID())
             return .with {
                 $0.plantsDeleted = UInt32(count)
-                $0.photosRemoved = UInt32(orphaned.count)
+                $0.photosRemoved = UInt32(photosRemoved)
             }
         }
     }

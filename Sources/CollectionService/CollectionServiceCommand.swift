@@ -1,27 +1,94 @@
 import ArgumentParser
 import Collection
+import Foundation
+import Logging
 import PlantGuideServiceKit
 import PlantGuideStorage
 
-/// `plantguide-collection`: each person's plants, their identification history and care journal.
+/// `plantguide-collection`: each person's plants, their identification history and care journal; serves by default.
 @main
 struct CollectionServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-collection",
-        abstract: "PlantGuide collection storage: plants, search, identification history, care journal (SQLite).",
+        abstract: "PlantGuide collection storage: plants, photos, search, identification history, care journal (SQLite or PostgreSQL).",
+        discussion: "Without a subcommand it serves (see `plantguide-collection serve --help`).",
+        subcommands: [Serve.self, CopyData.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `plantguide-collection serve`: the collection RPC service.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the collection over RPC (Protos/plantguide/collection/v1).",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/collection/v1) plus health and metrics. Every call \
-            needs the plantguide-user-id metadata. Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ plus health and metrics. Every call needs the plantguide-user-id \
+            metadata. The collection is <data>/collection.sqlite with photo files in <data>/photos, or the \
+            schema "collection" of the PostgreSQL that --database names, photos included (several replicas \
+            may share it). Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7003
             """)
 
     @OptionGroup var options: ServiceOptions
+    @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        let resolved = try options.resolve(service: "collection", defaultBind: "tcp://127.0.0.1:7003")
-        try await runService(name: "plantguide-collection", options: resolved) { environment in
-            ServiceSet(rpc: [try CollectionRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)],
-                       background: [DatabaseMaintenance()])
+        let environment = ProcessInfo.processInfo.environment
+        let resolved = try options.resolve(service: "collection", defaultBind: "tcp://127.0.0.1:7003", environment: environment)
+        let choice = try storage.resolve(service: "collection", environment: environment)
+        try await runService(name: "plantguide-collection", options: resolved) { service in
+            let configuration = CollectionConfiguration(dataDirectory: service.dataDirectory)
+            guard case .postgres(let settings) = choice else {
+                return ServiceSet(rpc: [try CollectionRPCService(configuration: configuration, logger: service.logger)],
+                                  background: [DatabaseMaintenance()])
+            }
+            service.logger.info("collection in PostgreSQL", metadata: ["database": "\(settings)"])
+            let database = try await PostgresStorage.open(settings, migrations: PostgresCollection.migrations, logger: service.logger)
+            let records = PostgresCollection(database)
+            return ServiceSet(rpc: [CollectionRPCService(configuration: configuration, records: records, database: database, logger: service.logger)],
+                              background: [PostgresStorageService(database)])
         }
+    }
+}
+
+/// `plantguide-collection copy-data`: a SQLite deployment's collection, photos included, into PostgreSQL.
+struct CopyData: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy-data",
+        abstract: "Copy the collection of a SQLite data folder (photos included) into PostgreSQL, and prove the copy.",
+        discussion: """
+            Reads <from>/collection.sqlite and the photo files under <from>/photos and writes every plant, \
+            identification, journal event, photo (original and thumbnails) and photo link into the PostgreSQL \
+            that --to names (the password from PLANTGUIDE_DATABASE_PASSWORD or \
+            PLANTGUIDE_DATABASE_PASSWORD_FILE), replacing rows of the same key, so running it again is \
+            harmless. Then compares the two table by table and prints the counts and a SHA-256 of each side; \
+            exits 1 when a row is missing or different (a photo whose file is gone shows as a missing link). \
+            Stop the service first.
+            """)
+
+    @Option(help: ArgumentHelp("The SQLite deployment's collection folder (holding collection.sqlite and photos/).", valueName: "folder"))
+    var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
+    var to: String
+    @Option(help: ArgumentHelp("The schema to copy into. Default: collection.", valueName: "name"))
+    var schema = "collection"
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: from)
+        let path = folder.appendingPathComponent("collection.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no collection at \(path)") }
+        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
+        var logger = Logger(label: "plantguide-collection")
+        logger.logLevel = .warning
+        let source = try SQLiteCollection.open(folder: folder, logger: logger)
+        let database = try await PostgresStorage.open(settings, migrations: PostgresCollection.migrations, logger: logger, startupWait: .seconds(5))
+        defer { Task { await database.close() } }
+        print("copying \(folder.path) into \(settings)")
+        let checks = try await CollectionCopy.copy(from: source, to: PostgresCollection(database)) { owners in
+            print("  \(owners) users copied")
+        }
+        for check in checks { print(check) }
+        await database.close()
+        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
+        print("done: every row and photo is in PostgreSQL, unchanged")
     }
 }

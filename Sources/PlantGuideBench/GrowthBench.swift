@@ -139,7 +139,7 @@ struct Subject {
         collectionDatabase = try CollectionDatabase.open(path: folder.appendingPathComponent("collection.sqlite").path)
         schedulingDatabase = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
         let clock = self.clock
-        plants = PlantStore(writer: collectionDatabase, now: { clock.now })
+        plants = PlantStore(records: SQLiteCollection(writer: collectionDatabase, photoFolder: folder.appendingPathComponent("photos")), now: { clock.now })
         schedules = SchedulingStore(writer: schedulingDatabase, now: { clock.now })
         _ = try await schedules.putPreferences(.with { $0.notifyTime = "08:00"; $0.timeZone = "Europe/Paris" }, owner: owner)
         for index in 0..<count { try await save("p\(index)", index) }

@@ -1,6 +1,5 @@
 @testable import Collection
 import Foundation
-import GRDB
 import PlantGuideProtos
 import PlantGuideTestSupport
 import SwiftProtobuf
@@ -8,16 +7,14 @@ import Testing
 
 @Suite("Export and import", .cpuHeavy)
 struct ArchiveTests {
-    /// A fixture with a photo store and archiver over its database.
+    /// The fixture's photo store and archiver.
     private func archiver(_ fixture: CollectionFixture) -> (PhotoStore, CollectionArchiver) {
-        let folder = URL(fileURLWithPath: fixture.path).deletingLastPathComponent().appendingPathComponent("photos")
-        let photos = PhotoStore(writer: fixture.database, folder: folder)
-        return (photos, CollectionArchiver(writer: fixture.database, photos: photos))
+        (fixture.photos, fixture.archiver)
     }
 
-    @Test("a collection moves to another server with its ids, history, journal and photos; importing again changes nothing")
-    func roundTrip() async throws {
-        let source = try CollectionFixture()
+    @Test("a collection moves to another server with its ids, history, journal and photos; importing again changes nothing", arguments: TestBackend.allCases)
+    func roundTrip(backend: TestBackend) async throws {
+        let source = try await CollectionFixture(backend)
         try await source.seed()
         let (sourcePhotos, sourceArchiver) = archiver(source)
         let jpeg = try TestImages.jpeg(TestImages.halves(width: 200, height: 100))
@@ -26,7 +23,7 @@ struct ArchiveTests {
         _ = try await source.history.add(.with { $0.id = "e1"; $0.plantID = "p4"; $0.kind = .watered; $0.note = "rain water" }, owner: "a")
 
         let archive = try await sourceArchiver.export(owner: "a")
-        let target = try CollectionFixture()
+        let target = try await CollectionFixture(backend)
         let (targetPhotos, targetArchiver) = archiver(target)
         let first = try await targetArchiver.import(archive, owner: "z")
         let second = try await targetArchiver.import(archive, owner: "z")
@@ -42,9 +39,10 @@ struct ArchiveTests {
         #expect(try await target.plants.search("swiss", limit: 5, owner: "z").map(\.plant.id) == ["p1"])
     }
 
-    @Test("a damaged archive is refused and nothing is written", arguments: ["truncated", "bad manifest", "unknown plant", "bad photo hash"])
-    func validation(damage: String) async throws {
-        let source = try CollectionFixture()
+    @Test("a damaged archive is refused and nothing is written",
+          arguments: TestBackend.allCases, ["truncated", "bad manifest", "unknown plant", "bad photo hash"])
+    func validation(backend: TestBackend, damage: String) async throws {
+        let source = try await CollectionFixture(backend)
         try await source.seed()
         let (sourcePhotos, sourceArchiver) = archiver(source)
         _ = try await sourcePhotos.put(try TestImages.jpeg(TestImages.halves(width: 64, height: 64)), kind: .captured, plantID: "p1", owner: "a")
@@ -65,7 +63,7 @@ struct ArchiveTests {
             entries[1].data = try TestImages.jpeg(TestImages.halves(width: 8, height: 8))
             archive = TarArchive.write(entries, modified: Date())
         }
-        let target = try CollectionFixture()
+        let target = try await CollectionFixture(backend)
         let (_, targetArchiver) = archiver(target)
 
         let error = await #expect(throws: CollectionError.self) { _ = try await targetArchiver.import(archive, owner: "z") }

@@ -1,28 +1,29 @@
 @testable import Collection
 import Foundation
-import GRDB
 import PlantGuideProtos
-import SwiftProtobuf
 import PlantGuideTestSupport
+import SwiftProtobuf
 
-/// A fresh database file with stores over it and a clock the test moves.
+/// A fresh collection on `backend` with stores over it and a clock the test moves.
 final class CollectionFixture: Sendable {
     typealias Plant = Plantguide_Collection_V1_Plant
 
-    let path: String
-    let database: DatabasePool
+    let store: CollectionBackend
+    let records: any CollectionRecords
     let plants: PlantStore
     let history: HistoryStore
+    let photos: PhotoStore
+    let archiver: CollectionArchiver
     let clock = TestClock()
 
-    init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("collection-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        path = folder.appendingPathComponent("collection.sqlite").path
-        database = try CollectionDatabase.open(path: path)
+    init(_ backend: TestBackend = .sqlite) async throws {
+        store = try await CollectionBackend(backend)
+        records = try await store.open().records
         let clock = self.clock
-        plants = PlantStore(writer: database, now: { clock.now })
-        history = HistoryStore(writer: database)
+        plants = PlantStore(records: records, now: { clock.now })
+        history = HistoryStore(records: records)
+        photos = PhotoStore(records: records, now: { clock.now })
+        archiver = CollectionArchiver(records: records, photos: photos, now: { clock.now })
     }
 
     func advance(seconds: TimeInterval) { clock.advance(seconds: seconds) }

@@ -2,14 +2,15 @@
 import Foundation
 import GRDB
 import PlantGuideProtos
+import PlantGuideTestSupport
 import SwiftProtobuf
 import Testing
 
 @Suite("Identification history and journal")
 struct HistoryTests {
-    @Test("identifications: idempotent add, newest first, by plant, paged")
-    func identifications() async throws {
-        let fixture = try CollectionFixture()
+    @Test("identifications: idempotent add, newest first, by plant, paged", arguments: TestBackend.allCases)
+    func identifications(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         for (index, plant) in ["p1", "p2", "", "p1"].enumerated() {
             let record = Plantguide_Collection_V1_IdentificationRecord.with {
@@ -34,9 +35,9 @@ struct HistoryTests {
         #expect(try await fixture.history.identifications(plantID: "", pageSize: 0, pageToken: "", owner: "b").0.isEmpty)
     }
 
-    @Test("journal events need an existing plant of the caller's")
-    func journal() async throws {
-        let fixture = try CollectionFixture()
+    @Test("journal events need an existing plant of the caller's", arguments: TestBackend.allCases)
+    func journal(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         _ = try await fixture.history.add(.with { $0.id = "e1"; $0.plantID = "p4"; $0.kind = .watered; $0.note = "half a litre" }, owner: "a")
         _ = try await fixture.history.add(.with { $0.id = "e2"; $0.plantID = "p4"; $0.kind = .pruned }, owner: "a")
@@ -53,7 +54,7 @@ struct HistoryTests {
 
 @Suite("Schema migrations")
 struct MigrationTests {
-    @Test("a database written by the first schema version opens with every migration applied, its plants searchable")
+    @Test("a SQLite database written by the first schema version opens with every migration applied, its plants searchable")
     func fromFirstVersion() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("collection-v1-\(UUID().uuidString).sqlite").path
         do {
@@ -69,7 +70,7 @@ struct MigrationTests {
         }
 
         let current = try CollectionDatabase.open(path: path)
-        let store = PlantStore(writer: current)
+        let store = PlantStore(records: SQLiteCollection(writer: current, photoFolder: URL(fileURLWithPath: path + "-photos")))
 
         #expect(try await current.read { db in try CollectionDatabase.migrator.hasCompletedMigrations(db) })
         #expect(try await store.search("swiss", limit: 5, owner: "a").map(\.plant.id) == ["old1"])

@@ -31,10 +31,18 @@ struct CollectionHostileInputTests {
         return router
     }
 
+    /// A router over a collection service on `backend`, and the backend (which closes its pools when it goes).
+    static func router(_ backend: TestBackend) async throws -> (RPCRouter, CollectionBackend) {
+        let store = try await CollectionBackend(backend)
+        var router = RPCRouter()
+        router.register(try await store.service())
+        return (router, store)
+    }
+
     private func call<Request: SwiftProtobuf.Message, Response>(
-        _ method: RPCMethod<Request, Response>, _ request: Request
+        on router: RPCRouter? = nil, _ method: RPCMethod<Request, Response>, _ request: Request
     ) async throws -> RPCRouter.Outcome {
-        await router.invoke(method.path, payload: try request.serializedData(), metadata: user)
+        await (router ?? self.router).invoke(method.path, payload: try request.serializedData(), metadata: user)
     }
 
     static let extremes: [Google_Protobuf_Timestamp] = [
@@ -42,52 +50,57 @@ struct CollectionHostileInputTests {
         .init(seconds: 253_402_300_800, nanos: 0),
     ]
 
-    @Test("timestamps outside the range in AddPlant, AddIdentification, AddJournalEvent and ListPlants are INVALID_ARGUMENT")
-    func extremeTimestamps() async throws {
-        #expect(try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }).error == nil)
+    @Test("timestamps outside the range in AddPlant, AddIdentification, AddJournalEvent and ListPlants are INVALID_ARGUMENT",
+          arguments: TestBackend.allCases)
+    func extremeTimestamps(backend: TestBackend) async throws {
+        let (router, store) = try await Self.router(backend)
+        defer { withExtendedLifetime(store) {} }
+        #expect(try await call(on: router, Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }).error == nil)
         for (index, timestamp) in Self.extremes.enumerated() {
-            let added = try await call(Methods.addPlant, .with {
+            let added = try await call(on: router, Methods.addPlant, .with {
                 $0.plant.id = "x\(index)"
                 $0.plant.scientificName = "Ficus lyrata"
                 $0.plant.addedAt = timestamp
             })
             #expect(added.error?.code == .invalidArgument && added.error?.message.contains("added_at") == true)
-            let identified = try await call(Methods.addPlant, .with {
+            let identified = try await call(on: router, Methods.addPlant, .with {
                 $0.plant.id = "y\(index)"
                 $0.plant.scientificName = "Ficus lyrata"
                 $0.plant.identifiedAt = timestamp
             })
             #expect(identified.error?.code == .invalidArgument && identified.error?.message.contains("identified_at") == true)
-            let identification = try await call(Methods.addIdentification, .with {
+            let identification = try await call(on: router, Methods.addIdentification, .with {
                 $0.identification.id = "i\(index)"
                 $0.identification.identifiedAt = timestamp
             })
             #expect(identification.error?.code == .invalidArgument)
-            let event = try await call(Methods.addJournalEvent, .with {
+            let event = try await call(on: router, Methods.addJournalEvent, .with {
                 $0.event.id = "e\(index)"
                 $0.event.plantID = "p1"
                 $0.event.kind = .watered
                 $0.event.occurredAt = timestamp
             })
             #expect(event.error?.code == .invalidArgument)
-            let list = try await call(Methods.listPlants, .with { $0.addedAfter = timestamp })
+            let list = try await call(on: router, Methods.listPlants, .with { $0.addedAfter = timestamp })
             #expect(list.error?.code == .invalidArgument)
         }
         // Nothing was stored, and the export still works.
-        #expect(try await call(Methods.exportCollection, .init()).error == nil)
+        #expect(try await call(on: router, Methods.exportCollection, .init()).error == nil)
     }
 
-    @Test("PutPhoto for a missing or another user's plant is NOT_FOUND, never UNKNOWN with SQL")
-    func photoForMissingPlant() async throws {
+    @Test("PutPhoto for a missing or another user's plant is NOT_FOUND, never UNKNOWN with SQL", arguments: TestBackend.allCases)
+    func photoForMissingPlant(backend: TestBackend) async throws {
+        let (router, store) = try await Self.router(backend)
+        defer { withExtendedLifetime(store) {} }
         let jpeg = try TestImages.jpeg(TestImages.gradient(width: 64, height: 48))
         for plant in ["-1", "", "nope"] {
-            let put = try await call(Methods.putPhoto, .with { $0.plantID = plant; $0.data = jpeg })
+            let put = try await call(on: router, Methods.putPhoto, .with { $0.plantID = plant; $0.data = jpeg })
             #expect(put.error?.code == .notFound || put.error?.code == .invalidArgument)
             #expect(put.error?.message.contains("SQL") == false)
         }
     }
 
-    @Test("a photo whose file is gone is DATA_LOSS on GetPhoto and is left out of the export, which still answers")
+    @Test("SQLite: a photo whose file is gone is DATA_LOSS on GetPhoto and is left out of the export, which still answers")
     func missingPhotoFile() async throws {
         #expect(try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }).error == nil)
         let jpeg = try TestImages.jpeg(TestImages.gradient(width: 64, height: 48))
@@ -103,7 +116,7 @@ struct CollectionHostileInputTests {
         #expect(export.error == nil)
     }
 
-    @Test("an export over rows holding the worst times older code stored still answers")
+    @Test("SQLite: an export over rows holding the worst times older code stored still answers")
     func storedPoison() async throws {
         #expect(try await call(Methods.addPlant, .with { $0.plant.id = "p1"; $0.plant.scientificName = "Ficus lyrata" }).error == nil)
         #expect(try await call(Methods.addIdentification, .with { $0.identification.id = "i1"; $0.identification.plantID = "p1" }).error == nil)

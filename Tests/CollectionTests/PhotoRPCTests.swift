@@ -8,25 +8,17 @@ import PlantGuideTestSupport
 import Testing
 
 @Suite("Photos over RPC", .cpuHeavy, .cleansUp)
-final class PhotoRPCTests {
+struct PhotoRPCTests {
     typealias Methods = Plantguide_Collection_V1_CollectionService
-    /// Data folders this test made, removed when it ends (a class suite's deinit runs after each test).
-    private var folders: [URL] = []
 
-    deinit { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
-
-    /// A collection server over a fresh data folder, with plant p1 of user a and q1 of user b.
-    private func start(maxPhotoBytes: Int = 15 << 20) async throws -> (RPCServer, RPCClient, URL) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("photos-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        folders.append(folder)
-        var configuration = CollectionConfiguration(dataDirectory: folder)
-        configuration.maxPhotoBytes = maxPhotoBytes
+    /// A collection server on `backend`, with plant p1 and p2 of user a and q1 of user b.
+    private func start(_ backend: TestBackend, maxPhotoBytes: Int = 15 << 20) async throws -> (RPCServer, RPCClient, CollectionBackend) {
+        let store = try await CollectionBackend(backend)
         var logger = Logger(label: "collection-test")
         logger.logLevel = .warning
         let server = RPCServer(
             configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
-            services: [try CollectionRPCService(configuration: configuration, logger: logger)], logger: logger)
+            services: [try await store.service { $0.maxPhotoBytes = maxPhotoBytes }], logger: logger)
         var clientConfiguration = RPCClientConfiguration()
         clientConfiguration.maxMessageSize = 128 << 20
         TestResources.track(server)
@@ -34,14 +26,15 @@ final class PhotoRPCTests {
         for (user, id) in [("a", "p1"), ("a", "p2"), ("b", "q1")] {
             _ = try await client.call(Methods.addPlant, .with { $0.plant.id = id; $0.plant.scientificName = "Ficus lyrata" }, options: caller(user))
         }
-        return (server, client, folder)
+        return (server, client, store)
     }
 
     private func caller(_ user: String) -> RPCCallOptions { .init(timeout: .seconds(30), metadata: ["plantguide-user-id": user]) }
 
-    @Test("a portrait phone photo: stored upright, deduplicated, served with thumbnails and hashes")
-    func putAndGet() async throws {
-        let (server, client, _) = try await start()
+    @Test("a portrait phone photo: stored upright, deduplicated, served with thumbnails and hashes", arguments: TestBackend.allCases)
+    func putAndGet(backend: TestBackend) async throws {
+        let (server, client, store) = try await start(backend)
+        defer { withExtendedLifetime(store) {} }
         defer { client.close() }
         let jpeg = TestImages.withOrientation(try TestImages.jpeg(TestImages.gradient(width: 1_600, height: 1_200)), 6)
 
@@ -62,9 +55,11 @@ final class PhotoRPCTests {
         await server.shutdown()
     }
 
-    @Test("bad photos get INVALID_ARGUMENT saying why, a 100 MB upload RESOURCE_EXHAUSTED, and the service goes on")
-    func badPhotos() async throws {
-        let (server, client, _) = try await start(maxPhotoBytes: 1 << 20)
+    @Test("bad photos get INVALID_ARGUMENT saying why, a 100 MB upload RESOURCE_EXHAUSTED, and the service goes on",
+          arguments: TestBackend.allCases)
+    func badPhotos(backend: TestBackend) async throws {
+        let (server, client, store) = try await start(backend, maxPhotoBytes: 1 << 20)
+        defer { withExtendedLifetime(store) {} }
         defer { client.close() }
         let photo = try TestImages.jpeg(TestImages.gradient(width: 640, height: 480))
         var damaged = [UInt8](photo)
@@ -95,9 +90,9 @@ final class PhotoRPCTests {
         await server.shutdown()
     }
 
-    @Test("photos are private to the owners whose plants show them; the last unlink deletes the files")
-    func ownershipAndDeletion() async throws {
-        let (server, client, folder) = try await start()
+    @Test("photos are private to the owners whose plants show them; the last unlink deletes the stored bytes", arguments: TestBackend.allCases)
+    func ownershipAndDeletion(backend: TestBackend) async throws {
+        let (server, client, store) = try await start(backend)
         defer { client.close() }
         let jpeg = try TestImages.jpeg(TestImages.halves(width: 300, height: 200))
         let sha = try await client.call(Methods.putPhoto, .with { $0.plantID = "p1"; $0.data = jpeg }, options: caller("a")).photo.sha256
@@ -111,12 +106,13 @@ final class PhotoRPCTests {
         }
         #expect(stranger?.code == .notFound && foreignPlant?.code == .notFound)
 
-        let files = { (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("photos/\(sha.prefix(2))").path)) ?? [] }
-        #expect(files().count == 3, "original and two thumbnails")
+        #expect(try await store.storedPhotos() == 1)
         let first = try await client.call(Methods.deletePlant, .with { $0.id = "p1" }, options: caller("a"))
-        #expect(first.photosRemoved == 0 && files().count == 3, "p2 still shows it")
+        #expect(first.photosRemoved == 0)
+        #expect(try await store.storedPhotos() == 1, "p2 still shows it")
         let second = try await client.call(Methods.deletePlant, .with { $0.id = "p2" }, options: caller("a"))
-        #expect(second.photosRemoved == 1 && files().isEmpty)
+        #expect(second.photosRemoved == 1)
+        #expect(try await store.storedPhotos() == 0)
         let gone = await #expect(throws: RPCError.self) {
             _ = try await client.call(Methods.getPhoto, .with { $0.sha256 = sha }, options: caller("a"))
         }

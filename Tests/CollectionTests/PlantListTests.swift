@@ -1,6 +1,7 @@
 @testable import Collection
 import Foundation
 import PlantGuideProtos
+import PlantGuideTestSupport
 import SwiftProtobuf
 import Testing
 
@@ -12,7 +13,7 @@ struct PlantListTests {
         try await fixture.plants.list(request, owner: "a").plants.map(\.id).sorted()
     }
 
-    @Test("each filter alone and combined", arguments: [
+    @Test("each filter alone and combined", arguments: TestBackend.allCases, [
         (Request.with { $0.families = ["ARACEAE"] }, ["p1", "p3", "p6"]),
         (Request.with { $0.favoritesOnly = true }, ["p1", "p4", "p7"]),
         (Request.with { $0.sources = [.plantnet] }, ["p2", "p6"]),
@@ -26,16 +27,17 @@ struct PlantListTests {
         (Request.with { $0.scientificNames = ["aloe VERA", "Ficus lyrata", "Nope nope"] }, ["p2", "p7"]),
         (Request.with { $0.scientificNames = ["Aloe vera", "Monstera deliciosa"]; $0.favoritesOnly = true }, ["p1", "p7"]),
     ])
-    func filters(request: Request, expected: [String]) async throws {
-        let fixture = try CollectionFixture()
+    func filters(backend: TestBackend, example: (request: Request, expected: [String])) async throws {
+        let (request, expected) = example
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         #expect(try await ids(fixture, request) == expected)
         #expect(try await fixture.plants.list(request, owner: "a").totalMatching == UInt64(expected.count))
     }
 
-    @Test("a date range: added in [after, before)")
-    func dateRange() async throws {
-        let fixture = try CollectionFixture()
+    @Test("a date range: added in [after, before)", arguments: TestBackend.allCases)
+    func dateRange(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let start = 1_790_000_000.0
         let request = Request.with {
@@ -57,12 +59,12 @@ struct PlantListTests {
     ]
 
     @Test("every sort in both directions, with and without filters, paged two at a time, gives the full order without repeats",
-          arguments: [Plantguide_Collection_V1_PlantSort.dateAdded, .dateIdentified, .name, .family], [false, true])
-    func sortsAndPages(sort: Plantguide_Collection_V1_PlantSort, descending: Bool) async throws {
-        let fixture = try CollectionFixture()
+          arguments: TestBackend.allCases, [Plantguide_Collection_V1_PlantSort.dateAdded, .dateIdentified, .name, .family])
+    func sortsAndPages(backend: TestBackend, sort: Plantguide_Collection_V1_PlantSort) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         for filter in Self.sortFilters {
-            try await checkOrder(fixture, filter: filter, sort: sort, descending: descending)
+            for descending in [false, true] { try await checkOrder(fixture, filter: filter, sort: sort, descending: descending) }
         }
     }
 
@@ -96,9 +98,9 @@ struct PlantListTests {
         #expect(seen == expected, "sort \(sort) descending \(descending) filter \(filter)")
     }
 
-    @Test("a page token is refused for another sort, and when forged")
-    func badTokens() async throws {
-        let fixture = try CollectionFixture()
+    @Test("a page token is refused for another sort, and when forged", arguments: TestBackend.allCases)
+    func badTokens(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let token = try await fixture.plants.list(.with { $0.pageSize = 2; $0.sort = .name }, owner: "a").nextPageToken
 
@@ -122,7 +124,7 @@ struct PlantListTests {
 
 @Suite("Search, suggestions, statistics")
 struct PlantSearchTests {
-    @Test("prefixes, common names, families and accents; names rank above notes", arguments: [
+    @Test("prefixes, common names, families and accents; names rank above notes", arguments: TestBackend.allCases, [
         ("mon", ["p1", "p3"]),
         ("swiss cheese", ["p1"]),
         ("araceae", ["p1", "p3", "p6"]),
@@ -130,17 +132,18 @@ struct PlantSearchTests {
         ("MONSTERA", ["p1", "p3"]),
         ("fiddle leaf", ["p2"]),
     ])
-    func search(query: String, expected: [String]) async throws {
-        let fixture = try CollectionFixture()
+    func search(backend: TestBackend, example: (query: String, expected: [String])) async throws {
+        let (query, expected) = example
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let hits = try await fixture.plants.search(query, limit: 20, owner: "a")
         #expect(hits.map(\.plant.id).sorted() == expected)
         if query == "mon" { #expect(hits.first?.plant.id == "p1", "a name match ranks above a notes match") }
     }
 
-    @Test("matched ranges are in UTF-16 units, field by field")
-    func ranges() async throws {
-        let fixture = try CollectionFixture()
+    @Test("matched ranges are in UTF-16 units, field by field", arguments: TestBackend.allCases)
+    func ranges(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
 
         let hit = try #require(try await fixture.plants.search("phil", limit: 5, owner: "a").first)
@@ -151,23 +154,23 @@ struct PlantSearchTests {
         #expect(ranges.contains("common_names[0]@10+4"))
     }
 
-    @Test("an empty query is INVALID_ARGUMENT")
-    func emptyQuery() async throws {
-        let fixture = try CollectionFixture()
+    @Test("an empty query is INVALID_ARGUMENT", arguments: TestBackend.allCases)
+    func emptyQuery(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         await #expect(throws: CollectionError.self) { _ = try await fixture.plants.search(" ?! ", limit: 5, owner: "a") }
     }
 
-    @Test("suggestions come from the person's own names, alphabetically")
-    func suggestions() async throws {
-        let fixture = try CollectionFixture()
+    @Test("suggestions come from the person's own names, alphabetically", arguments: TestBackend.allCases)
+    func suggestions(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         #expect(try await fixture.plants.suggestions(prefix: "mo", limit: 10, owner: "a") == ["Monstera deliciosa", "Monty"])
         #expect(try await fixture.plants.suggestions(prefix: "sw", limit: 10, owner: "a") == ["Sweet basil", "Swiss cheese plant"])
     }
 
-    @Test("statistics: totals, favourites, families, species, sources, added this month")
-    func statistics() async throws {
-        let fixture = try CollectionFixture()
+    @Test("statistics: totals, favourites, families, species, sources, added this month", arguments: TestBackend.allCases)
+    func statistics(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let utc = TimeZone(identifier: "UTC")!
 

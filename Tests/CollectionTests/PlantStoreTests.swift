@@ -1,17 +1,15 @@
 @testable import Collection
 import Foundation
 import PlantGuideProtos
+import PlantGuideTestSupport
 import SwiftProtobuf
 import Testing
 
 @Suite("Plants: add, update, delete, isolation")
 struct PlantStoreTests {
-    let fixture: CollectionFixture
-
-    init() throws { fixture = try CollectionFixture() }
-
-    @Test("adding the same id twice does not duplicate; other content under that id is ALREADY_EXISTS")
-    func idempotentAdd() async throws {
+    @Test("adding the same id twice does not duplicate; other content under that id is ALREADY_EXISTS", arguments: TestBackend.allCases)
+    func idempotentAdd(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         let plant = CollectionFixture.plant("p1", "Monstera deliciosa", common: ["Swiss cheese plant"], identified: 1_789_000_000.123456789)
 
         let first = try await fixture.plants.add(plant, owner: "a")
@@ -27,8 +25,9 @@ struct PlantStoreTests {
         #expect(try await fixture.plants.list(.init(), owner: "a").totalMatching == 1)
     }
 
-    @Test("an update changes only the fields in the mask, and updated_at")
-    func fieldMask() async throws {
+    @Test("an update changes only the fields in the mask, and updated_at", arguments: TestBackend.allCases)
+    func fieldMask(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let before = try await fixture.plants.plant(id: "p2", owner: "a")
         fixture.advance(seconds: 100)
@@ -47,10 +46,11 @@ struct PlantStoreTests {
         #expect(try await fixture.plants.search("hall", limit: 10, owner: "a").map(\.plant.id) == ["p2"])
     }
 
-    @Test("a mask that is empty, names a read-only field or an unknown one is INVALID_ARGUMENT", arguments: [
+    @Test("a mask that is empty, names a read-only field or an unknown one is INVALID_ARGUMENT", arguments: TestBackend.allCases, [
         [String](), ["added_at"], ["owner_id"], ["colour"],
     ])
-    func badMask(paths: [String]) async throws {
+    func badMask(backend: TestBackend, paths: [String]) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         let error = await #expect(throws: CollectionError.self) {
             _ = try await fixture.plants.update(.with { $0.id = "p1" }, mask: .init(protoPaths: paths), owner: "a")
@@ -58,34 +58,34 @@ struct PlantStoreTests {
         #expect(error?.code == .invalidArgument)
     }
 
-    @Test("deleting a plant takes its identifications, journal and photo links, in one transaction")
-    func cascade() async throws {
+    @Test("deleting a plant takes its identifications, journal and photo links, in one transaction", arguments: TestBackend.allCases)
+    func cascade(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
         _ = try await fixture.history.add(.with { $0.id = "i1"; $0.plantID = "p1"; $0.confidence = 0.9 }, owner: "a")
         _ = try await fixture.history.add(.with { $0.id = "j1"; $0.plantID = "p1"; $0.kind = .watered }, owner: "a")
-        try await fixture.database.write { db in
-            for sha in ["s-own", "s-shared"] {
-                try db.execute(sql: "INSERT INTO photo VALUES (?, 'image/jpeg', 10, 1, 1, 0)", arguments: [sha])
-            }
-            try db.execute(sql: "INSERT INTO plantPhoto VALUES ('a', 'p1', 's-own', 1, 0), ('a', 'p1', 's-shared', 1, 0), ('a', 'p2', 's-shared', 1, 0)")
-        }
+        let own = try TestImages.jpeg(TestImages.gradient(width: 20, height: 10))
+        let shared = try TestImages.jpeg(TestImages.gradient(width: 10, height: 20))
+        let ownSHA = try await fixture.photos.put(own, kind: .captured, plantID: "p1", owner: "a").photo.sha256
+        let sharedSHA = try await fixture.photos.put(shared, kind: .captured, plantID: "p1", owner: "a").photo.sha256
+        _ = try await fixture.photos.put(shared, kind: .captured, plantID: "p2", owner: "a")
 
-        let (deleted, orphaned) = try await fixture.plants.delete(id: "p1", owner: "a")
+        let (deleted, photosRemoved) = try await fixture.plants.delete(id: "p1", owner: "a")
         let again = try await fixture.plants.delete(id: "p1", owner: "a")
 
         #expect(deleted && !again.deleted)
-        #expect(orphaned == ["s-own"], "a photo another plant still shows stays")
-        let left = try await fixture.database.read { db in
-            try [Int.fetchOne(db, sql: "SELECT COUNT(*) FROM identification WHERE plantID = 'p1'")!,
-                 Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journalEvent WHERE plantID = 'p1'")!,
-                 Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plantPhoto WHERE plantID = 'p1'")!,
-                 Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo")!]
-        }
-        #expect(left == [0, 0, 0, 1])
+        #expect(photosRemoved == 1, "a photo another plant still shows stays")
+        #expect(try await fixture.history.identifications(plantID: "p1", pageSize: 0, pageToken: "", owner: "a").0.isEmpty)
+        await #expect(throws: CollectionError.self) { _ = try await fixture.history.events(plantID: "p1", pageSize: 0, pageToken: "", owner: "a") }
+        await #expect(throws: CollectionError.self) { _ = try await fixture.photos.get(sha: ownSHA, thumbnailSize: 0, owner: "a") }
+        #expect(try await fixture.photos.get(sha: sharedSHA, thumbnailSize: 0, owner: "a").data == shared)
+        #expect(try await fixture.plants.plant(id: "p2", owner: "a").photos.map(\.sha256) == [sharedSHA])
+        #expect(try await fixture.store.storedPhotos() == 1)
     }
 
-    @Test("user b can neither get, list, search, update, favourite, delete nor annotate user a's plants")
-    func isolation() async throws {
+    @Test("user b can neither get, list, search, update, favourite, delete nor annotate user a's plants", arguments: TestBackend.allCases)
+    func isolation(backend: TestBackend) async throws {
+        let fixture = try await CollectionFixture(backend)
         try await fixture.seed()
 
         await #expect(throws: CollectionError.self) { _ = try await fixture.plants.plant(id: "p1", owner: "b") }
@@ -105,13 +105,14 @@ struct PlantStoreTests {
         #expect(try await fixture.plants.list(.init(), owner: "a").totalMatching == 8)
     }
 
-    @Test("bad input is INVALID_ARGUMENT", arguments: [
+    @Test("bad input is INVALID_ARGUMENT", arguments: TestBackend.allCases, [
         CollectionFixture.plant("", "Monstera deliciosa"),
         CollectionFixture.plant("p", "  "),
         CollectionFixture.plant("p", "Monstera deliciosa", notes: String(repeating: "x", count: 10_001)),
         Plantguide_Collection_V1_Plant.with { $0.id = "p"; $0.scientificName = "X y"; $0.identificationConfidence = 1.5 },
     ])
-    func badInput(plant: Plantguide_Collection_V1_Plant) async throws {
+    func badInput(backend: TestBackend, plant: Plantguide_Collection_V1_Plant) async throws {
+        let fixture = try await CollectionFixture(backend)
         let error = await #expect(throws: CollectionError.self) { _ = try await fixture.plants.add(plant, owner: "a") }
         #expect(error?.code == .invalidArgument)
     }

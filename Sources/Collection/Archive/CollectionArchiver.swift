@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
@@ -12,12 +11,12 @@ import SwiftProtobuf
 public struct CollectionArchiver: Sendable {
     typealias Archive = Plantguide_Collection_V1_CollectionArchive
 
-    let writer: any DatabaseWriter
+    let records: any CollectionRecords
     let photos: PhotoStore
     let now: @Sendable () -> Date
 
-    public init(writer: any DatabaseWriter, photos: PhotoStore, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.writer = writer
+    public init(records: any CollectionRecords, photos: PhotoStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.records = records
         self.photos = photos
         self.now = now
     }
@@ -33,7 +32,7 @@ public struct CollectionArchiver: Sendable {
 
     /// The archive of everything `owner` has.
     public func export(owner: String) async throws -> Data {
-        var archive = try await writer.read { db in try Self.manifest(db, owner: owner) }
+        var archive = try await records.manifest(owner: owner)
         archive.exportedAt = Google_Protobuf_Timestamp(date: now())
         var entries: [TarArchive.Entry] = []
         var readable: [Plantguide_Collection_V1_ArchivedPhoto] = []
@@ -56,80 +55,12 @@ public struct CollectionArchiver: Sendable {
     /// - Throws: INVALID_ARGUMENT saying what is wrong; nothing is written then.
     public func `import`(_ data: Data, owner: String) async throws -> (imported: Int, unchanged: Int, photos: Int) {
         let maxPhotoBytes = photos.maxBytes
-        let (archive, photoData) = try await BlockingWork.run { try Self.validated(data, maxPhotoBytes: maxPhotoBytes) }
-        for photo in archive.photos {
-            try await photos.storeFiles(photoData[photo.sha256]!, sha: photo.sha256)
-        }
-        let time = now().timeIntervalSince1970
-        let photos = self.photos
-        let remake: @Sendable () throws -> Void = {
-            for photo in archive.photos { try photos.remakeFiles(photoData[photo.sha256]!, sha: photo.sha256) }
-        }
-        return try await photos.withFilesPresent("of the archive", remake: remake) { db in
-            // Under the write lock: files a concurrent delete removed since they were written are made again.
-            for photo in archive.photos {
-                let mediaType = try ImageDecoder.inspect(photoData[photo.sha256]!).format.mediaType
-                if !photos.files.exist(photo.sha256, mediaType: mediaType) { throw PhotoStore.FilesMissing() }
-            }
-            var imported = 0
-            var unchanged = 0
-            for plant in archive.plants {
-                if try PlantStore.fetch(db, owner: owner, id: plant.id) != nil {
-                    unchanged += 1
-                    continue
-                }
-                let added = plant.hasAddedAt ? PlantRow.seconds(plant.addedAt) : time
-                try PlantStore.insert(db, plant, owner: owner, addedAt: added, updatedAt: plant.hasUpdatedAt ? PlantRow.seconds(plant.updatedAt) : added)
-                imported += 1
-            }
-            for record in archive.identifications {
-                try HistoryStore.insert(db, record, owner: owner)
-            }
-            for event in archive.journal {
-                try HistoryStore.insert(db, event, owner: owner)
-            }
-            var newPhotos = 0
-            for photo in archive.photos {
-                let info = try ImageDecoder.inspect(photoData[photo.sha256]!)
-                try db.execute(sql: "INSERT OR IGNORE INTO photo VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [photo.sha256, info.format.mediaType, photoData[photo.sha256]!.count, info.width, info.height, time])
-                for link in photo.links {
-                    try db.execute(sql: "INSERT OR IGNORE INTO plantPhoto VALUES (?, ?, ?, ?, ?)",
-                                   arguments: [owner, link.plantID, photo.sha256, link.kind.rawValue, time])
-                    newPhotos += db.changesCount
-                }
-            }
-            return (imported, unchanged, newPhotos)
-        }
-    }
-
-    private static func manifest(_ db: Database, owner: String) throws -> Archive {
-        var archive = Archive()
-        archive.version = 1
-        archive.plants = try Row.fetchAll(db, sql: "SELECT * FROM plant WHERE ownerID = ? ORDER BY addedAt, id", arguments: [owner])
-            .map { row in
-                var plant = PlantRow.plant(row)
-                plant.ownerID = ""
-                return plant
-            }
-        archive.identifications = try HistoryStore.allIdentifications(db, owner: owner)
-        archive.journal = try HistoryStore.allEvents(db, owner: owner)
-        var links: [String: Plantguide_Collection_V1_ArchivedPhoto] = [:]
-        for row in try Row.fetchAll(db, sql: """
-            SELECT plantPhoto.*, photo.mediaType FROM plantPhoto CROSS JOIN photo USING (sha256) WHERE ownerID = ? ORDER BY sha256, plantID
-            """, arguments: [owner]) {
-            let sha: String = row["sha256"]
-            links[sha, default: .with { $0.sha256 = sha; $0.mediaType = row["mediaType"] }].links.append(.with {
-                $0.plantID = row["plantID"]
-                $0.kind = .init(rawValue: row["kind"]) ?? .captured
-            })
-        }
-        archive.photos = links.keys.sorted().map { links[$0]! }
-        return archive
+        let (archive, uploads) = try await BlockingWork.run { try Self.validated(data, maxPhotoBytes: maxPhotoBytes) }
+        return try await records.importArchive(archive, photos: uploads, owner: owner, time: now().timeIntervalSince1970)
     }
 
     /// Reads and checks the whole archive: manifest, plants, references, photo hashes and images.
-    private static func validated(_ data: Data, maxPhotoBytes: Int) throws -> (Archive, [String: Data]) {
+    private static func validated(_ data: Data, maxPhotoBytes: Int) throws -> (Archive, [String: PhotoUpload]) {
         let entries = try TarArchive.read(data)
         guard let manifestEntry = entries.first(where: { $0.name == "manifest.json" }) else {
             throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: no manifest.json")
@@ -173,6 +104,7 @@ public struct CollectionArchiver: Sendable {
             }
             files[String(entry.name.dropFirst("photos/".count))] = entry.data
         }
+        var uploads: [String: PhotoUpload] = [:]
         for photo in archive.photos {
             guard let bytes = files[photo.sha256] else {
                 throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256) is missing")
@@ -181,7 +113,8 @@ public struct CollectionArchiver: Sendable {
                 throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256) does not match its hash or is too large")
             }
             do {
-                _ = try ImageDecoder.inspect(bytes)
+                let info = try ImageDecoder.inspect(bytes)
+                uploads[photo.sha256] = PhotoUpload(data: bytes, sha256: photo.sha256, mediaType: info.format.mediaType, width: info.width, height: info.height)
             } catch let error as ImagingError {
                 throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photo \(photo.sha256): \(error.message)")
             }
@@ -192,6 +125,6 @@ public struct CollectionArchiver: Sendable {
         guard files.count == archive.photos.count else {
             throw CollectionError.invalidArgument("archive", .invalidFormat, "archive: photos not in the manifest")
         }
-        return (archive, files)
+        return (archive, uploads)
     }
 }

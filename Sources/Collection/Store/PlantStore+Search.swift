@@ -1,33 +1,20 @@
 import Foundation
-import GRDB
 import PlantGuideProtos
 
 extension PlantStore {
     public typealias SearchHit = Plantguide_Collection_V1_SearchHit
 
-    /// Plants of `owner` matching every word of `query` as a prefix, best first (bm25, with names weighted over
-    /// family, location and notes), each with the ranges that matched.
+    /// Plants of `owner` matching every word of `query` as a prefix, best first (names weigh more than family,
+    /// location and notes), each with the ranges that matched.
     public func search(_ query: String, limit: Int, owner: String) async throws -> [SearchHit] {
-        guard let match = SearchQuery.fts(query, owner: owner) else { throw CollectionError.invalidArgument("query", .required, "query has no words") }
         let words = SearchQuery.words(query)
-        return try await writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT plant.*, ranked.score FROM (
-                    SELECT rowid, bm25(plantSearch, 4.0, 3.0, 3.0, 1.5, 1.0, 0.5) AS score
-                    FROM plantSearch WHERE plantSearch MATCH ? ORDER BY score LIMIT ?
-                ) AS ranked JOIN plant ON plant.rowid = ranked.rowid
-                WHERE plant.ownerID = ?
-                ORDER BY ranked.score
-                """, arguments: [match, limit, owner])
-            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: rows.map { $0["id"] })
-            return rows.map { row in
-                var hit = SearchHit()
-                hit.plant = PlantRow.plant(row)
-                hit.plant.photos = photos[hit.plant.id] ?? []
-                hit.rank = -(row["score"] as Double)
-                hit.matches = MatchedRanges.find(words, in: hit.plant)
-                return hit
-            }
+        guard !words.isEmpty else { throw CollectionError.invalidArgument("query", .required, "query has no words") }
+        return try await records.searchPlants(words: words, limit: limit, owner: owner).map { found in
+            var hit = SearchHit()
+            hit.plant = found.plant
+            hit.rank = found.rank
+            hit.matches = MatchedRanges.find(words, in: found.plant)
+            return hit
         }
     }
 
@@ -36,22 +23,18 @@ extension PlantStore {
     public func suggestions(prefix: String, limit: Int, owner: String) async throws -> [String] {
         let wanted = MatchedRanges.fold(prefix.trimmingCharacters(in: .whitespaces))
         guard !wanted.isEmpty else { return [] }
-        return try await writer.read { db in
-            var found: [String] = []
-            var seen: Set<String> = []
-            let rows = try Row.fetchAll(db, sql: "SELECT displayName, commonNames, scientificName FROM plant WHERE ownerID = ?", arguments: [owner])
-            for row in rows {
-                let names = [row["displayName"] as String] + PlantRow.decodeNames(row["commonNames"]) + [row["scientificName"] as String]
-                for name in names where !seen.contains(name.lowercased()) {
-                    let folded = MatchedRanges.fold(name)
-                    if folded.hasPrefix(wanted) || folded.contains(" " + wanted) {
-                        seen.insert(name.lowercased())
-                        found.append(name)
-                    }
+        var found: [String] = []
+        var seen: Set<String> = []
+        for names in try await records.plantNames(owner: owner) {
+            for name in names where !seen.contains(name.lowercased()) {
+                let folded = MatchedRanges.fold(name)
+                if folded.hasPrefix(wanted) || folded.contains(" " + wanted) {
+                    seen.insert(name.lowercased())
+                    found.append(name)
                 }
             }
-            return Array(found.sorted { $0.lowercased() < $1.lowercased() }.prefix(limit))
         }
+        return Array(found.sorted { $0.lowercased() < $1.lowercased() }.prefix(limit))
     }
 
     /// Totals of `owner`'s collection; "added this month" counts from the first of the month in `timeZone`.
@@ -59,29 +42,7 @@ extension PlantStore {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let monthStart = calendar.dateInterval(of: .month, for: now())?.start ?? now()
-        return try await writer.read { db in
-            var response = Plantguide_Collection_V1_GetStatisticsResponse()
-            let totals = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*), COALESCE(SUM(favorite), 0), COALESCE(SUM(addedAt >= ?), 0) FROM plant WHERE ownerID = ?
-                """, arguments: [monthStart.timeIntervalSince1970, owner])
-            response.totalPlants = totals?[0] ?? 0
-            response.favorites = totals?[1] ?? 0
-            response.addedThisMonth = totals?[2] ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT family, COUNT(*) FROM plant WHERE ownerID = ? GROUP BY family", arguments: [owner]) {
-                let family: String = row[0]
-                response.plantsPerFamily[family.isEmpty ? "unknown" : family] = row[1]
-            }
-            for row in try Row.fetchAll(db, sql: "SELECT scientificName, COUNT(*) FROM plant WHERE ownerID = ? GROUP BY scientificName",
-                                        arguments: [owner]) {
-                response.plantsPerSpecies[row[0]] = row[1]
-            }
-            let sources = "SELECT identificationSource, COUNT(*) FROM plant WHERE ownerID = ? GROUP BY identificationSource"
-            for row in try Row.fetchAll(db, sql: sources, arguments: [owner]) {
-                let source = Plantguide_Collection_V1_IdentificationSource(rawValue: row[0]) ?? .unspecified
-                response.plantsPerSource[Self.sourceName(source)] = row[1]
-            }
-            return response
-        }
+        return try await records.statistics(owner: owner, monthStart: monthStart.timeIntervalSince1970)
     }
 
     /// "on_device", "plantnet", "hybrid", "manual" or "unspecified".

@@ -1,19 +1,19 @@
 import Foundation
-import GRDB
 import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
 
 /// Intention-named reads and writes of plants, always scoped by owner: no method reads or changes another
-/// owner's rows (another owner's plant is simply not found).
+/// owner's rows (another owner's plant is simply not found). It validates what callers send; the records
+/// (SQLite or PostgreSQL) store it.
 public struct PlantStore: Sendable {
     public typealias Plant = Plantguide_Collection_V1_Plant
 
-    let writer: any DatabaseWriter
+    let records: any CollectionRecords
     let now: @Sendable () -> Date
 
-    public init(writer: any DatabaseWriter, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.writer = writer
+    public init(records: any CollectionRecords, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.records = records
         self.now = now
     }
 
@@ -27,60 +27,34 @@ public struct PlantStore: Sendable {
     /// plant (`created` false); with other content it is ALREADY_EXISTS.
     public func add(_ plant: Plant, owner: String) async throws -> (plant: Plant, created: Bool) {
         try Self.validate(plant, requireName: true)
-        let time = now().timeIntervalSince1970
-        return try await writer.write { db in
-            if let existing = try Self.fetch(db, owner: owner, id: plant.id) {
-                guard Self.sameContent(existing, plant) else {
-                    throw CollectionError(.alreadyExists, "plant \(plant.id) exists with other content")
-                }
-                return (existing, false)
-            }
-            try Self.insert(db, plant, owner: owner, addedAt: time, updatedAt: time)
-            return (try Self.fetch(db, owner: owner, id: plant.id)!, true)
+        let (stored, created) = try await records.addPlant(plant, owner: owner, time: now().timeIntervalSince1970)
+        guard created || Self.sameContent(stored, plant) else {
+            throw CollectionError(.alreadyExists, "plant \(plant.id) exists with other content")
         }
+        return (stored, created)
     }
 
     /// Changes the fields named in `mask` (paths as in the Plant message, snake_case or lowerCamelCase).
     public func update(_ plant: Plant, mask: Google_Protobuf_FieldMask, owner: String) async throws -> Plant {
         guard !mask.paths.isEmpty else { throw CollectionError.invalidArgument("update_mask", .required, "update_mask is empty") }
         let fields = try mask.paths.map(Self.editableField(for:))
-        let time = now().timeIntervalSince1970
-        return try await writer.write { db in
-            guard var stored = try Self.fetch(db, owner: owner, id: plant.id) else {
-                throw CollectionError(.notFound, "no plant \(plant.id)")
-            }
+        let updated = try await records.updatePlant(id: plant.id, owner: owner, time: now().timeIntervalSince1970) { stored in
             for field in fields { field.copy(plant, &stored) }
             try Self.validate(stored, requireName: true)
-            var columns = PlantRow.editableColumns(stored)
-            columns["updatedAt"] = time
-            let names = Array(columns.keys)
-            try db.execute(
-                sql: "UPDATE plant SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE ownerID = ? AND id = ?",
-                arguments: StatementArguments(names.map { columns[$0]! } + [owner, plant.id]))
-            return try Self.fetch(db, owner: owner, id: plant.id)!
         }
+        guard let updated else { throw CollectionError(.notFound, "no plant \(plant.id)") }
+        return updated
     }
 
-    /// Deletes a plant with its photos links, identifications and journal (foreign keys cascade), in one
-    /// transaction. Returns whether it existed and the photos no plant references any more, for the caller to
-    /// remove from disk after the commit.
-    public func delete(id: String, owner: String) async throws -> (deleted: Bool, orphanedPhotos: [String]) {
-        try await writer.write { db in
-            let linked = try String.fetchAll(db, sql: "SELECT sha256 FROM plantPhoto WHERE ownerID = ? AND plantID = ?", arguments: [owner, id])
-            try db.execute(sql: "DELETE FROM plant WHERE ownerID = ? AND id = ?", arguments: [owner, id])
-            let deleted = db.changesCount > 0
-            return (deleted, try Self.removeOrphanPhotos(db, candidates: linked))
-        }
+    /// Deletes a plant with its photos links, identifications and journal, in one transaction. Returns whether it
+    /// existed and how many photos went with it (no other plant of the owner showed them).
+    public func delete(id: String, owner: String) async throws -> (deleted: Bool, photosRemoved: Int) {
+        try await records.deletePlant(id: id, owner: owner)
     }
 
-    /// Deletes every row of `owner`; returns how many plants went and the photos no one references any more.
-    public func deleteAll(owner: String) async throws -> (plants: Int, orphanedPhotos: [String]) {
-        try await writer.write { db in
-            let linked = try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM plantPhoto WHERE ownerID = ?", arguments: [owner])
-            try db.execute(sql: "DELETE FROM identification WHERE ownerID = ?", arguments: [owner])
-            try db.execute(sql: "DELETE FROM plant WHERE ownerID = ?", arguments: [owner])
-            return (db.changesCount, try Self.removeOrphanPhotos(db, candidates: linked))
-        }
+    /// Deletes every row of `owner`; returns how many plants and photos went.
+    public func deleteAll(owner: String) async throws -> (plants: Int, photosRemoved: Int) {
+        try await records.deleteAll(owner: owner)
     }
 
     public func setFavorite(id: String, favorite: Bool, owner: String) async throws -> Plant {
@@ -93,47 +67,11 @@ public struct PlantStore: Sendable {
     // MARK: Reads
 
     public func plant(id: String, owner: String) async throws -> Plant {
-        try await writer.read { db in
-            guard let plant = try Self.fetch(db, owner: owner, id: id) else {
-                throw CollectionError(.notFound, "no plant \(id)")
-            }
-            return plant
-        }
-    }
-
-    static func fetch(_ db: Database, owner: String, id: String) throws -> Plant? {
-        guard var plant = try Row.fetchOne(db, sql: "SELECT * FROM plant WHERE ownerID = ? AND id = ?", arguments: [owner, id])
-            .map(PlantRow.plant) else { return nil }
-        plant.photos = try PhotoRows.photos(db, owner: owner, plantID: id)
+        guard let plant = try await records.plant(id: id, owner: owner) else { throw CollectionError(.notFound, "no plant \(id)") }
         return plant
     }
 
     // MARK: Helpers
-
-    /// Inserts a plant row (validated by the caller).
-    static func insert(_ db: Database, _ plant: Plant, owner: String, addedAt: Double, updatedAt: Double) throws {
-        var columns = PlantRow.editableColumns(plant)
-        columns["ownerID"] = owner
-        columns["id"] = plant.id
-        columns["addedAt"] = addedAt
-        columns["updatedAt"] = updatedAt
-        let names = Array(columns.keys)
-        try db.execute(
-            sql: "INSERT INTO plant (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-            arguments: StatementArguments(names.map { columns[$0]! }))
-    }
-
-    private static func removeOrphanPhotos(_ db: Database, candidates: [String]) throws -> [String] {
-        var orphaned: [String] = []
-        for sha in Set(candidates) {
-            let referenced = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plantPhoto WHERE sha256 = ?)", arguments: [sha]) ?? true
-            if !referenced {
-                try db.execute(sql: "DELETE FROM photo WHERE sha256 = ?", arguments: [sha])
-                orphaned.append(sha)
-            }
-        }
-        return orphaned
-    }
 
     /// Whether a retried add carries what is stored: the client's fields, as the database keeps them.
     private static func sameContent(_ stored: Plant, _ proposed: Plant) -> Bool {

@@ -23,7 +23,7 @@ enum SearchTokens {
         return SearchQuery.words(text).map { mark + $0 }.joined(separator: " ")
     }
 
-    /// `plantguide_owner_words(ownerID, text)`, which the search index's triggers call.
+    /// `plantguide_owner_words(ownerID, text)`, which SQLite's search index triggers call.
     static let ownerWordsFunction = DatabaseFunction("plantguide_owner_words", argumentCount: 2, pure: true) { values in
         guard let owner = String.fromDatabaseValue(values[0]), let text = String.fromDatabaseValue(values[1]) else { return "" }
         return ownerWords(owner: owner, text: text)

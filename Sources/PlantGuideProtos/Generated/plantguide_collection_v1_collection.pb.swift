@@ -228,7 +228,8 @@ public nonisolated struct Plantguide_Collection_V1_DeletePlantResponse: Sendable
 
   public var deleted: Bool = false
 
-  /// Photos removed from disk because no other plant used them.
+  /// Photos whose stored bytes were removed because nothing else referred to them (with SQLite, no plant of
+  /// anyone; with PostgreSQL, which stores photos per user, no other plant of the caller's).
   public var photosRemoved: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -378,7 +379,7 @@ public nonisolated struct Plantguide_Collection_V1_SearchHit: Sendable {
   /// Clears the value of `plant`. Subsequent reads from it will return its default value.
   public mutating func clearPlant() {self._plant = nil}
 
-  /// Higher is better.
+  /// Higher is better. Only the order means something: the scale depends on the storage backend.
   public var rank: Double = 0
 
   public var matches: [Plantguide_Collection_V1_MatchedRange] = []
@@ -578,7 +579,8 @@ public nonisolated struct Plantguide_Collection_V1_DeletePhotoResponse: Sendable
   /// Whether the plant showed the photo.
   public var deleted: Bool = false
 
-  /// Whether that was the last reference, so that the photo's files were removed.
+  /// Whether that was the last reference, so that the photo's stored bytes were removed (see
+  /// DeletePlantResponse.photos_removed for what counts as a reference).
   public var filesRemoved: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

@@ -6,9 +6,6 @@ import Foundation
 struct PhotoFiles: Sendable {
     let root: URL
 
-    /// The thumbnail sizes made for every photo.
-    static let thumbnailSizes = [256, 1024]
-
     func original(_ sha: String, mediaType: String) -> URL {
         folder(sha).appendingPathComponent("\(sha).\(mediaType.replacingOccurrences(of: "image/", with: ""))")
     }
@@ -26,7 +23,7 @@ struct PhotoFiles: Sendable {
     func exist(_ sha: String, mediaType: String) -> Bool {
         let manager = FileManager.default
         return manager.fileExists(atPath: original(sha, mediaType: mediaType).path)
-            && Self.thumbnailSizes.allSatisfy { manager.fileExists(atPath: thumbnail(sha, size: $0).path) }
+            && PhotoUpload.thumbnailSizes.allSatisfy { manager.fileExists(atPath: thumbnail(sha, size: $0).path) }
     }
 
     /// The hashes that have at least one file on disk.
