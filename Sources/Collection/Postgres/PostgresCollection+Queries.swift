@@ -15,8 +15,10 @@ extension PostgresCollection {
         case (.text(let key), let id)?: page.add("(\(sortKey), id) \(query.descending ? "<" : ">") ($\(page.next)::text, $\(page.next + 1))", key, id)
         case (.none, _)?, nil: break
         }
-        let listed = page.query(
-            "SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key FROM plant WHERE \(page.sql) ORDER BY sort_key \(direction), id \(direction) LIMIT \(query.limit)")
+        let listed = page.query("""
+            SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key FROM plant WHERE \(page.sql)
+            ORDER BY sort_key \(direction), id \(direction) LIMIT \(query.limit)
+            """)
         let counted = filter.query("SELECT count(*) FROM plant WHERE \(filter.sql)")
         let isName = [.name, .family].contains(query.sort)
         return try await database.read { session in
