@@ -258,6 +258,7 @@ let package = Package(
                 "CSodium",
                 "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             executableExtra: ["PlantGuideStorage"])

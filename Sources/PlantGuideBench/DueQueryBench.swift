@@ -28,7 +28,7 @@ struct DueQueryBench: AsyncParsableCommand {
                 try statement.execute(arguments: ["u\(index % 10_000)", "t\(index)", "p\(index % 100_000)", Int(remind / 86_400), remind])
             }
         }
-        let dispatcher = ReminderDispatcher(writer: database, publisher: nil, now: { now })
+        let dispatcher = ReminderDispatcher(records: SQLiteScheduling(writer: database), publisher: nil, now: { now })
         let found = try await dispatcher.dueCount()
         guard found == dueNow else { throw ValidationError("expected \(dueNow) due tasks, found \(found)") }
         var samples: [Int64] = []

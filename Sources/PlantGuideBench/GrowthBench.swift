@@ -140,7 +140,7 @@ struct Subject {
         schedulingDatabase = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
         let clock = self.clock
         plants = PlantStore(records: SQLiteCollection(writer: collectionDatabase, photoFolder: folder.appendingPathComponent("photos")), now: { clock.now })
-        schedules = SchedulingStore(writer: schedulingDatabase, now: { clock.now })
+        schedules = SchedulingStore(records: SQLiteScheduling(writer: schedulingDatabase), now: { clock.now })
         _ = try await schedules.putPreferences(.with { $0.notifyTime = "08:00"; $0.timeZone = "Europe/Paris" }, owner: owner)
         for index in 0..<count { try await save("p\(index)", index) }
     }
@@ -243,7 +243,8 @@ struct Subject {
         }
         try await time("calendar feed (rendered)") { _ in
             // A store of its own each time: nothing rendered before, as after every change.
-            _ = try await SchedulingStore(writer: schedulingDatabase, now: { clock.now }).calendarFeed(days: 60, ifVersion: "", owner: owner)
+            let store = SchedulingStore(records: SQLiteScheduling(writer: schedulingDatabase), now: { clock.now })
+            _ = try await store.calendarFeed(days: 60, ifVersion: "", owner: owner)
         }
         // Last, as it moves the clock: a day passes before each completion (completing the same plant's future
         // tasks again and again, at one instant, would use up its plan).

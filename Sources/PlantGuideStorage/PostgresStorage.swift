@@ -37,6 +37,8 @@ public final class PostgresStorage: Sendable {
     let operationTimeout: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let reachable = Atomic<Bool>(true)
+    /// Probes in a row that got no answer.
+    private let probesUnanswered = Atomic<Int>(0)
     /// The probe's own connection, outside the pool: a pool busy with calls must not look like a server gone.
     private let probeConnection = Mutex<PostgresConnection?>(nil)
     private let probeConfiguration: PostgresConnection.Configuration
@@ -91,7 +93,7 @@ public final class PostgresStorage: Sendable {
         let client = self.client
         let probe = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
+                try? await Task.sleep(for: .milliseconds(250))
                 guard !Task.isCancelled else { return }
                 await self?.probe()
             }
@@ -107,6 +109,15 @@ public final class PostgresStorage: Sendable {
         }
     }
 
+    /// A store released without ``close()`` (a failed start-up, a test that threw) still closes its probe
+    /// connection: the driver treats a connection released open as a programming error.
+    deinit {
+        running.withLock { $0 }?.cancel()
+        if let connection = probeConnection.withLock({ $0 }) {
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
     /// Stops the pool: calls after this fail.
     public func close() async {
         let task = running.withLock { task in defer { task = nil }; return task }
@@ -118,11 +129,15 @@ public final class PostgresStorage: Sendable {
     /// Whether the server answered lately: health reports NOT_SERVING while it does not.
     public var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    /// Asks the server every half second, on a connection of the probe's own: a second without an answer makes the
-    /// store unreachable (calls fail at once, health says NOT_SERVING) until one comes.
+    /// Asks the server every quarter second, on a connection of the probe's own: two probes in a row without an
+    /// answer within a second (one is a busy machine, not an outage) make the store unreachable (calls fail at
+    /// once, health says NOT_SERVING) until one comes. An outage is so noticed within about 2.5 s.
     private func probe() async {
         let answered = (try? await withTimeout(.seconds(1)) { try await self.askServer() }) != nil
         guard !Task.isCancelled else { return }
+        let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
+        if answered { probesUnanswered.store(0, ordering: .relaxed) }
+        guard answered || unanswered >= 2 else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }

@@ -1,13 +1,13 @@
 import Foundation
-import GRDB
 import Logging
 import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 
 /// Configuration of plantguide-scheduling.
 public struct SchedulingConfiguration: Sendable {
-    /// Holds `scheduling.sqlite`.
+    /// Holds `scheduling.sqlite` when scheduling is in SQLite.
     public var dataDirectory: URL
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }
@@ -23,23 +23,29 @@ public struct SchedulingConfiguration: Sendable {
 /// Reminders are delivered by the ``ReminderDispatcher`` that `dispatcher` returns, which the executable runs.
 public struct SchedulingRPCService: RPCService {
     public let store: SchedulingStore
-    private let database: DatabasePool
+    private let records: any SchedulingRecords
+    private let database: PostgresStorage?
     private let configuration: SchedulingConfiguration
 
+    /// Opens (creating and migrating) the SQLite database in the data folder.
     public init(configuration: SchedulingConfiguration, logger: Logger) throws {
-        database = try SchedulingDatabase.open(path: configuration.dataDirectory.appendingPathComponent("scheduling.sqlite").path)
-        store = SchedulingStore(writer: database, now: configuration.now)
-        self.configuration = configuration
-        let audit = try database.read(SchedulingStore.auditStoredValues)
-        if audit.schedules + audit.tasks > 0 {
-            logger.warning("stored values outside today's limits (written by older versions); schedules plan clamped, times read clamped",
-                           metadata: ["schedules": "\(audit.schedules)", "tasks": "\(audit.tasks)"])
-        }
+        self.init(configuration: configuration, records: try SQLiteScheduling.open(folder: configuration.dataDirectory, logger: logger))
     }
+
+    /// Serves the schedules that `records` keep; `database`, when they are in PostgreSQL, tells health whether it
+    /// answers.
+    public init(configuration: SchedulingConfiguration, records: any SchedulingRecords, database: PostgresStorage? = nil) {
+        self.records = records
+        self.database = database
+        store = SchedulingStore(records: records, now: configuration.now)
+        self.configuration = configuration
+    }
+
+    public var isReady: Bool { database?.isReachable ?? true }
 
     /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).
     public func dispatcher(publisher: Publisher?, http: any HTTPClient = CurlHTTPClient()) -> ReminderDispatcher {
-        ReminderDispatcher(writer: database, publisher: publisher, http: http, now: configuration.now)
+        ReminderDispatcher(records: records, publisher: publisher, http: http, now: configuration.now)
     }
 
     public func registerMethods(with router: inout RPCRouter) {

@@ -6,20 +6,31 @@ import PlantGuideStorage
 import Scheduling
 import ServiceLifecycle
 
-/// `plantguide-scheduling`: care schedules, tasks, reminders and the calendar feed.
+/// `plantguide-scheduling`: care schedules, tasks, reminders and the calendar feed; serves by default.
 @main
 struct SchedulingServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-scheduling",
-        abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar.",
+        abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar (SQLite or PostgreSQL).",
+        discussion: "Without a subcommand it serves (see `plantguide-scheduling serve --help`).",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `plantguide-scheduling serve`: the scheduling RPC service and its reminder dispatcher.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve scheduling over RPC (Protos/plantguide/scheduling/v1) and deliver reminders.",
         discussion: """
-            Serves PlantGuide RPC over ZeroMQ (Protos/plantguide/scheduling/v1) plus health and metrics, and publishes \
-            reminders on a PUB socket (topic "reminders." + hex SHA-256 of the user id, payload a plantguide.scheduling.v1.Reminder). \
-            Stops cleanly on SIGTERM or SIGINT.
+            Serves PlantGuide RPC over ZeroMQ plus health and metrics, and publishes reminders on a PUB socket \
+            (topic "reminders." + hex SHA-256 of the user id, payload a plantguide.scheduling.v1.Reminder). \
+            Schedules are in <data>/scheduling.sqlite, or in the schema "scheduling" of the PostgreSQL that \
+            --database names. Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7004
             """)
 
     @OptionGroup var options: ServiceOptions
+    @OptionGroup var storage: StorageOptions
 
     @Option(name: .long, help: ArgumentHelp(
         "ZeroMQ endpoint of the reminder PUB socket (env PLANTGUIDE_REMINDERS_BIND). Default: tcp://127.0.0.1:7014.",
@@ -37,12 +48,23 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
         guard let interval = Int(intervalText), (10...60_000).contains(interval) else {
             throw ValidationError("reminder interval must be 10 to 60000 ms, not '\(intervalText)'")
         }
+        let choice = try storage.resolve(service: "scheduling", environment: environment)
         let publisher = try Publisher(bind: pubEndpoint, curve: resolved.curve)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
-            let service = try SchedulingRPCService(configuration: .init(dataDirectory: environment.dataDirectory), logger: environment.logger)
+            let configuration = SchedulingConfiguration(dataDirectory: environment.dataDirectory)
+            guard case .postgres(let settings) = choice else {
+                let service = try SchedulingRPCService(configuration: configuration, logger: environment.logger)
+                return ServiceSet(
+                    rpc: [service],
+                    background: [DatabaseMaintenance(), DispatchLoop(
+                        dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
+            }
+            environment.logger.info("scheduling in PostgreSQL", metadata: ["database": "\(settings)"])
+            let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: environment.logger)
+            let service = SchedulingRPCService(configuration: configuration, records: PostgresScheduling(database), database: database)
             return ServiceSet(
                 rpc: [service],
-                background: [DatabaseMaintenance(), DispatchLoop(
+                background: [PostgresStorageService(database), DispatchLoop(
                     dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
         }
         publisher.close()

@@ -6,7 +6,7 @@ import Synchronization
 /// The PostgreSQL half of ``QueryPlanAudit``: records every statement a store runs through ``PostgresStorage`` and
 /// checks PostgreSQL's generic plan of each (the plan for any parameter values: `plan_cache_mode =
 /// force_generic_plan`) with sequential scans priced out (`enable_seqscan = off`), after `ANALYZE`. A statement
-/// whose plan still reads a table sequentially has no index to use.
+/// whose plan still reads a table sequentially has no index to use. Statements that have no plan (`SET`) are left out.
 final class PostgresPlanAudit: Sendable {
     private let recorded = Mutex<(on: Bool, statements: [(sql: String, parameters: Int)])>((false, []))
 
@@ -32,8 +32,10 @@ final class PostgresPlanAudit: Sendable {
 
     /// The plans of every recorded statement; `allowed` as in ``QueryPlanAudit/findings(in:allowed:)``.
     func findings(in storage: PostgresStorage, allowed: [String: String] = [:]) async throws -> [QueryPlanAudit.Finding] {
+        let plannable = ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"]
         let statements = recorded.withLock { $0.statements }.filter { statement in
-            !allowed.keys.contains { QueryPlanAudit.matches(statement.sql, $0) }
+            let verb = statement.sql.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
+            return plannable.contains(verb) && !allowed.keys.contains { QueryPlanAudit.matches(statement.sql, $0) }
         }
         return try await storage.write { session in
             try await session.query("ANALYZE")

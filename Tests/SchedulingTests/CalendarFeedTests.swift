@@ -7,14 +7,15 @@ import Testing
 @Suite("Scheduling: calendar feeds rendered once per change")
 struct CalendarFeedTests {
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC
+    let backend: SchedulingBackend
     let store: SchedulingStore
 
-    init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("calendar-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+    init() async throws { try await self.init(.sqlite) }
+
+    init(_ kind: TestBackend) async throws {
+        backend = try await SchedulingBackend(kind)
         let clock = self.clock
-        store = SchedulingStore(writer: database, now: { clock.now })
+        store = SchedulingStore(records: backend.records, now: { clock.now })
     }
 
     private func putSchedule(_ plant: String, name: String = "Monty", owner: String = "a") async throws -> [SchedulingStore.CareTask] {
@@ -25,43 +26,46 @@ struct CalendarFeedTests {
         }, owner: owner).1
     }
 
-    @Test("a poll after no change renders nothing: the caller's version is not modified, and a poll without one is served from memory")
-    func pollsWithoutChange() async throws {
-        _ = try await putSchedule("p1")
-        let first = try await store.calendarFeed(days: 60, ifVersion: "", owner: "a")
-        let again = try await store.calendarFeed(days: 60, ifVersion: "", owner: "a")
-        let conditional = try await store.calendarFeed(days: 60, ifVersion: first.version, owner: "a")
+    @Test("a poll after no change renders nothing: the caller's version is not modified, and a poll without one is served from memory",
+          arguments: TestBackend.allCases)
+    func pollsWithoutChange(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.putSchedule("p1")
+        let first = try await t.store.calendarFeed(days: 60, ifVersion: "", owner: "a")
+        let again = try await t.store.calendarFeed(days: 60, ifVersion: "", owner: "a")
+        let conditional = try await t.store.calendarFeed(days: 60, ifVersion: first.version, owner: "a")
 
         #expect(first.ics?.contains("Water Monty") == true && again == first)
         #expect(conditional.notModified && conditional.version == first.version)
-        #expect(store.feeds.renders == 1)
+        #expect(t.store.feeds.renders == 1)
     }
 
-    @Test("every change a feed shows gives a new version: tasks, names, preferences, another user's changes not")
-    func changesMakeNewVersions() async throws {
-        let tasks = try await putSchedule("p1")
-        var versions = [try await store.calendarFeed(days: 60, ifVersion: "", owner: "a").version]
+    @Test("every change a feed shows gives a new version: tasks, names, preferences, another user's changes not", arguments: TestBackend.allCases)
+    func changesMakeNewVersions(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let tasks = try await t.putSchedule("p1")
+        var versions = [try await t.store.calendarFeed(days: 60, ifVersion: "", owner: "a").version]
         func poll() async throws -> CalendarFeed {
-            let feed = try await store.calendarFeed(days: 60, ifVersion: versions.last!, owner: "a")
+            let feed = try await t.store.calendarFeed(days: 60, ifVersion: versions.last!, owner: "a")
             versions.append(feed.version)
             return feed
         }
 
-        _ = try await putSchedule("q1", owner: "b")
+        _ = try await t.putSchedule("q1", owner: "b")
         #expect(try await poll().notModified, "another user's schedule is not this feed's change")
-        _ = try await store.complete(ids: [tasks[0].id], at: nil, owner: "a")
+        _ = try await t.store.complete(ids: [tasks[0].id], at: nil, owner: "a")
         #expect(try await poll().ics?.contains("Water Monty") == true)
-        _ = try await store.rename(plantID: "p1", to: "Monstera by the window", owner: "a")
+        _ = try await t.store.rename(plantID: "p1", to: "Monstera by the window", owner: "a")
         #expect(try await poll().ics?.contains("Water Monstera by the window") == true)
-        _ = try await store.putPreferences(.with { $0.notifyTime = "18:00" }, mask: .init(protoPaths: ["notify_time"]), owner: "a")
+        _ = try await t.store.putPreferences(.with { $0.notifyTime = "18:00" }, mask: .init(protoPaths: ["notify_time"]), owner: "a")
         #expect(try await poll().ics?.contains("T1800") == true)
-        _ = try await store.skip(id: tasks[1].id, owner: "a")
+        _ = try await t.store.skip(id: tasks[1].id, owner: "a")
         #expect(try await poll().notModified == false)
-        clock.advance(days: 1)
+        t.clock.advance(days: 1)
         #expect(try await poll().notModified == false, "a new day starts the feed a day later")
-        #expect(try await store.calendarFeed(days: 30, ifVersion: versions.last!, owner: "a").notModified == false)
+        #expect(try await t.store.calendarFeed(days: 30, ifVersion: versions.last!, owner: "a").notModified == false)
 
         #expect(Set(versions).count == versions.count - 1, "\(versions)")
-        #expect(store.feeds.renders == 7, "one rendering per change, and one for 30 days")
+        #expect(t.store.feeds.renders == 7, "one rendering per change, and one for 30 days")
     }
 }

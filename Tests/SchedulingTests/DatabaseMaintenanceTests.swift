@@ -10,7 +10,7 @@ struct DatabaseMaintenanceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("optimize-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
-        let store = SchedulingStore(writer: database)
+        let store = SchedulingStore(records: SQLiteScheduling(writer: database))
         for plant in 0..<50 {
             _ = try await store.putSchedule(.with {
                 $0.plantID = "p\(plant)"

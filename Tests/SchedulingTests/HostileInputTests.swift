@@ -94,7 +94,7 @@ struct SchedulingHostileInputTests {
         #expect(interval.error?.code == .invalidArgument && interval.error?.message.contains("interval_days") == true)
     }
 
-    @Test("a database holding the worst values older code accepted opens, lists, replans and plans the poisoned season")
+    @Test("SQLite: a database holding the worst values older code accepted opens, lists, replans and plans the poisoned season")
     func storedPoison() async throws {
         #expect(try await call(Methods.putPreferences, .with { $0.preferences.seasonalAdjustment = true }).error == nil)
         #expect(try await call(Methods.putSchedule, .with { $0.schedule = schedule("p1") }).error == nil)

@@ -9,14 +9,15 @@ import Testing
 @Suite("Scheduling: schedules, tasks, preferences")
 struct SchedulingStoreTests {
     let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC, a Monday
+    let backend: SchedulingBackend
     let store: SchedulingStore
 
-    init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduling-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+    init() async throws { try await self.init(.sqlite) }
+
+    init(_ kind: TestBackend) async throws {
+        backend = try await SchedulingBackend(kind)
         let clock = self.clock
-        store = SchedulingStore(writer: database, now: { clock.now })
+        store = SchedulingStore(records: backend.records, now: { clock.now })
     }
 
     private func schedule(_ plant: String, watering: Plantguide_Caredata_V1_WateringFrequency = .weekly,
@@ -37,145 +38,155 @@ struct SchedulingStoreTests {
         tasks.filter { $0.type == .watering }.map(\.dueDate)
     }
 
-    @Test("a schedule plans 30 days from today; putting it again does not duplicate anything")
-    func plan() async throws {
-        let (_, tasks) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
-        let (_, again) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
+    @Test("a schedule plans 30 days from today; putting it again does not duplicate anything", arguments: TestBackend.allCases)
+    func plan(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let (_, tasks) = try await t.store.putSchedule(t.schedule("p1", fertilizer: .biweekly), owner: "a")
+        let (_, again) = try await t.store.putSchedule(t.schedule("p1", fertilizer: .biweekly), owner: "a")
 
-        #expect(waterings(tasks) == ["2026-06-01", "2026-06-08", "2026-06-15", "2026-06-22", "2026-06-29"])
+        #expect(t.waterings(tasks) == ["2026-06-01", "2026-06-08", "2026-06-15", "2026-06-22", "2026-06-29"])
         #expect(tasks.filter { $0.type == .fertilizing }.map(\.dueDate) == ["2026-06-01", "2026-06-15", "2026-06-29"])
         #expect(again.map(\.id) == tasks.map(\.id))
         #expect(tasks.allSatisfy { $0.hasRemindAt && $0.recurring && $0.state == .scheduled })
-        #expect(try await store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
+        #expect(try await t.store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
     }
 
-    @Test("a schedule with its open tasks: ListTasks' open view of the plant, in one read; completed ones left out")
-    func scheduleWithOpenTasks() async throws {
-        let (_, tasks) = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
-        _ = try await store.putSchedule(schedule("p2"), owner: "a")
-        _ = try await store.complete(ids: [tasks[0].id], at: nil, owner: "a")
+    @Test("a schedule with its open tasks: ListTasks' open view of the plant, in one read; completed ones left out", arguments: TestBackend.allCases)
+    func scheduleWithOpenTasks(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let (_, tasks) = try await t.store.putSchedule(t.schedule("p1", fertilizer: .biweekly), owner: "a")
+        _ = try await t.store.putSchedule(t.schedule("p2"), owner: "a")
+        _ = try await t.store.complete(ids: [tasks[0].id], at: nil, owner: "a")
 
-        let found = try await store.schedule(plantID: "p1", owner: "a", includeOpenTasks: true)
-        let listed = try await store.list(.with { $0.view = .open; $0.plantID = "p1" }, owner: "a")
-        let without = try await store.schedule(plantID: "p1", owner: "a", includeOpenTasks: false)
+        let found = try await t.store.schedule(plantID: "p1", owner: "a", includeOpenTasks: true)
+        let listed = try await t.store.list(.with { $0.view = .open; $0.plantID = "p1" }, owner: "a")
+        let without = try await t.store.schedule(plantID: "p1", owner: "a", includeOpenTasks: false)
         #expect(found.openTasks.map(\.id) == listed.tasks.map(\.id) && !found.openTasks.contains { $0.id == tasks[0].id })
         #expect(!found.openTasks.isEmpty && found.openTasks.allSatisfy { $0.plantID == "p1" } && without.openTasks.isEmpty)
     }
 
-    @Test("the horizon moves forward: twenty days later the plan reaches thirty days past the new today")
-    func rollingHorizon() async throws {
-        _ = try await store.putSchedule(schedule("p1"), owner: "a")
-        clock.advance(days: 20)
+    @Test("the horizon moves forward: twenty days later the plan reaches thirty days past the new today", arguments: TestBackend.allCases)
+    func rollingHorizon(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
+        t.clock.advance(days: 20)
 
-        let planned = try await store.extendHorizons()
-        let upcoming = try await store.list(.with { $0.view = .range; $0.fromDate = "2026-06-21"; $0.toDate = "2026-07-20" }, owner: "a")
+        let planned = try await t.store.extendHorizons()
+        let upcoming = try await t.store.list(.with { $0.view = .range; $0.fromDate = "2026-06-21"; $0.toDate = "2026-07-20" }, owner: "a")
 
         #expect(planned == 1)
-        #expect(waterings(upcoming.tasks) == ["2026-06-22", "2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"])
-        #expect(try await store.extendHorizons() == 1)
-        #expect(try await store.list(.init(), owner: "a").tasks.count == 8, "three overdue and five ahead, nothing twice")
+        #expect(t.waterings(upcoming.tasks) == ["2026-06-22", "2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"])
+        #expect(try await t.store.extendHorizons() == 1)
+        #expect(try await t.store.list(.init(), owner: "a").tasks.count == 8, "three overdue and five ahead, nothing twice")
     }
 
-    @Test("completing counts the next watering from the completion date; completing twice is a no-op")
-    func complete() async throws {
-        let (_, tasks) = try await store.putSchedule(schedule("p1"), owner: "a")
+    @Test("completing counts the next watering from the completion date; completing twice is a no-op", arguments: TestBackend.allCases)
+    func complete(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let (_, tasks) = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
         let first = try #require(tasks.first { $0.dueDate == "2026-06-01" })
-        clock.advance(days: 2)
+        t.clock.advance(days: 2)
 
-        let (completed, planned) = try await store.complete(ids: [first.id], at: clock.now, owner: "a")
-        let again = try await store.complete(ids: [first.id], at: clock.now, owner: "a")
+        let (completed, planned) = try await t.store.complete(ids: [first.id], at: t.clock.now, owner: "a")
+        let again = try await t.store.complete(ids: [first.id], at: t.clock.now, owner: "a")
 
         #expect(completed.first?.state == .completed)
-        #expect(waterings(planned) == ["2026-06-10", "2026-06-17", "2026-06-24", "2026-07-01"])
+        #expect(t.waterings(planned) == ["2026-06-10", "2026-06-17", "2026-06-24", "2026-07-01"])
         #expect(again.completed.first?.completedAt == completed.first?.completedAt)
-        await #expect(throws: SchedulingError.self) { _ = try await store.complete(ids: ["nope"], at: nil, owner: "a") }
+        await #expect(throws: SchedulingError.self) { _ = try await t.store.complete(ids: ["nope"], at: nil, owner: "a") }
     }
 
-    @Test("views: overdue, today, upcoming, range; and the badge")
-    func views() async throws {
-        _ = try await store.putSchedule(schedule("p1", watering: .everyOtherDay), owner: "a")
-        clock.advance(days: 2)  // 06-01 is overdue now, 06-03 is today
+    @Test("views: overdue, today, upcoming, range; and the badge", arguments: TestBackend.allCases)
+    func views(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1", watering: .everyOtherDay), owner: "a")
+        t.clock.advance(days: 2)  // 06-01 is overdue now, 06-03 is today
 
-        let overdue = try await store.list(.with { $0.view = .overdue }, owner: "a").tasks
-        let today = try await store.list(.with { $0.view = .today }, owner: "a").tasks
-        let upcoming = try await store.list(.with { $0.view = .upcoming; $0.limit = 3 }, owner: "a")
-        let range = try await store.list(.with { $0.view = .range; $0.fromDate = "2026-06-01"; $0.toDate = "2026-06-05" }, owner: "a")
-        let badge = try await store.badge(owner: "a")
+        let overdue = try await t.store.list(.with { $0.view = .overdue }, owner: "a").tasks
+        let today = try await t.store.list(.with { $0.view = .today }, owner: "a").tasks
+        let upcoming = try await t.store.list(.with { $0.view = .upcoming; $0.limit = 3 }, owner: "a")
+        let range = try await t.store.list(.with { $0.view = .range; $0.fromDate = "2026-06-01"; $0.toDate = "2026-06-05" }, owner: "a")
+        let badge = try await t.store.badge(owner: "a")
 
         #expect(overdue.map(\.dueDate) == ["2026-06-01"] && today.map(\.dueDate) == ["2026-06-03"])
         #expect(upcoming.tasks.map(\.dueDate) == ["2026-06-05", "2026-06-07", "2026-06-09"] && upcoming.days.count == 3)
         #expect(range.tasks.map(\.dueDate) == ["2026-06-01", "2026-06-03", "2026-06-05"])
         #expect(badge == (1, 1))
-        #expect(try await store.counts(from: "2026-06-01", to: "2026-06-07", owner: "a")
+        #expect(try await t.store.counts(from: "2026-06-01", to: "2026-06-07", owner: "a")
             == ["2026-06-01": 1, "2026-06-03": 1, "2026-06-05": 1, "2026-06-07": 1])
     }
 
-    @Test("snooze to a date or by hours, skip, and their refusals")
-    func snoozeAndSkip() async throws {
-        let (_, tasks) = try await store.putSchedule(schedule("p1"), owner: "a")
+    @Test("snooze to a date or by hours, skip, and their refusals", arguments: TestBackend.allCases)
+    func snoozeAndSkip(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let (_, tasks) = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
         let first = tasks[0]
 
-        let moved = try await store.snooze(id: first.id, hours: nil, until: "2026-06-03", owner: "a")
-        let later = try await store.snooze(id: tasks[1].id, hours: 4, until: nil, owner: "a")
-        let skipped = try await store.skip(id: tasks[2].id, owner: "a")
-        _ = try await store.complete(ids: [tasks[3].id], at: nil, owner: "a")
+        let moved = try await t.store.snooze(id: first.id, hours: nil, until: "2026-06-03", owner: "a")
+        let later = try await t.store.snooze(id: tasks[1].id, hours: 4, until: nil, owner: "a")
+        let skipped = try await t.store.skip(id: tasks[2].id, owner: "a")
+        _ = try await t.store.complete(ids: [tasks[3].id], at: nil, owner: "a")
 
         #expect(moved.state == .snoozed && moved.dueDate == "2026-06-03" && moved.snoozedUntil == "2026-06-03")
-        #expect(later.remindAt.date == clock.now.addingTimeInterval(4 * 3_600))
+        #expect(later.remindAt.date == t.clock.now.addingTimeInterval(4 * 3_600))
         #expect(skipped.state == .skipped)
-        let past = await #expect(throws: SchedulingError.self) { _ = try await store.snooze(id: tasks[4].id, hours: nil, until: "2026-05-01", owner: "a") }
-        let done = await #expect(throws: SchedulingError.self) { _ = try await store.snooze(id: tasks[3].id, hours: 1, until: nil, owner: "a") }
+        let past = await #expect(throws: SchedulingError.self) { _ = try await t.store.snooze(id: tasks[4].id, hours: nil, until: "2026-05-01", owner: "a") }
+        let done = await #expect(throws: SchedulingError.self) { _ = try await t.store.snooze(id: tasks[3].id, hours: 1, until: nil, owner: "a") }
         #expect(past?.code == .invalidArgument && done?.code == .failedPrecondition)
     }
 
-    @Test("'I watered it' completes the open watering task due today")
-    func careEvent() async throws {
-        _ = try await store.putSchedule(schedule("p1"), owner: "a")
+    @Test("'I watered it' completes the open watering task due today", arguments: TestBackend.allCases)
+    func careEvent(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
 
-        let completed = try await store.recordCareEvent(plantID: "p1", type: .watering, at: nil, owner: "a")
+        let completed = try await t.store.recordCareEvent(plantID: "p1", type: .watering, at: nil, owner: "a")
 
         #expect(completed?.dueDate == "2026-06-01" && completed?.state == .completed)
-        #expect(try await store.badge(owner: "a") == (0, 0))
+        #expect(try await t.store.badge(owner: "a") == (0, 0))
     }
 
-    @Test("preferences: validated; turning watering off removes its reminders; all schedules are planned again")
-    func preferences() async throws {
-        _ = try await store.putSchedule(schedule("p1"), owner: "a")
-        _ = try await store.putSchedule(schedule("p2"), owner: "a")
+    @Test("preferences: validated; turning watering off removes its reminders; all schedules are planned again", arguments: TestBackend.allCases)
+    func preferences(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
+        _ = try await t.store.putSchedule(t.schedule("p2"), owner: "a")
         let bad = await #expect(throws: SchedulingError.self) {
-            _ = try await store.putPreferences(.with { $0.timeZone = "Mars/Olympus" }, owner: "a")
+            _ = try await t.store.putPreferences(.with { $0.timeZone = "Mars/Olympus" }, owner: "a")
         }
 
-        let (_, replanned) = try await store.putPreferences(.with {
+        let (_, replanned) = try await t.store.putPreferences(.with {
             $0.timeZone = "Europe/Berlin"
             $0.notifyTime = "07:30"
             $0.taskTypes = [.with { $0.type = .watering; $0.enabled = false }]
         }, owner: "a")
-        let tasks = try await store.list(.init(), owner: "a").tasks
+        let tasks = try await t.store.list(.init(), owner: "a").tasks
 
         #expect(bad?.code == .invalidArgument && replanned == 2)
         #expect(!tasks.isEmpty && tasks.allSatisfy { !$0.hasRemindAt })
-        #expect(try await store.preferences(owner: "a").notifyTime == "07:30")
+        #expect(try await t.store.preferences(owner: "a").notifyTime == "07:30")
     }
 
-    @Test("one-off tasks; deleting a plant's schedules is idempotent; other users see nothing")
-    func oneOffDeleteIsolation() async throws {
-        _ = try await store.putSchedule(schedule("p1"), owner: "a")
-        let added = try await store.add(
+    @Test("one-off tasks; deleting a plant's schedules is idempotent; other users see nothing", arguments: TestBackend.allCases)
+    func oneOffDeleteIsolation(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
+        let added = try await t.store.add(
             .with { $0.id = "t1"; $0.plantID = "p1"; $0.type = .pestControl; $0.dueDate = "2026-06-02"; $0.note = "aphids?" }, owner: "a")
 
         #expect(added.recurring == false && added.note == "aphids?")
-        #expect(try await store.list(.init(), owner: "b").tasks.isEmpty)
-        await #expect(throws: SchedulingError.self) { _ = try await store.skip(id: "t1", owner: "b") }
-        #expect(try await store.deleteSchedules(plantID: "p1", owner: "a") == 6)
-        #expect(try await store.deleteSchedules(plantID: "p1", owner: "a") == 0)
-        await #expect(throws: SchedulingError.self) { _ = try await store.schedule(plantID: "p1", owner: "a") }
+        #expect(try await t.store.list(.init(), owner: "b").tasks.isEmpty)
+        await #expect(throws: SchedulingError.self) { _ = try await t.store.skip(id: "t1", owner: "b") }
+        #expect(try await t.store.deleteSchedules(plantID: "p1", owner: "a") == 6)
+        #expect(try await t.store.deleteSchedules(plantID: "p1", owner: "a") == 0)
+        await #expect(throws: SchedulingError.self) { _ = try await t.store.schedule(plantID: "p1", owner: "a") }
     }
 
-    @Test("the calendar feed parses with a real iCalendar parser and names every open task")
-    func calendarFeed() async throws {
-        _ = try await store.putSchedule(schedule("p1", fertilizer: .biweekly), owner: "a")
-        let ics = try await store.calendar(days: 30, owner: "a")
+    @Test("the calendar feed parses with a real iCalendar parser and names every open task", arguments: TestBackend.allCases)
+    func calendarFeed(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1", fertilizer: .biweekly), owner: "a")
+        let ics = try await t.store.calendar(days: 30, owner: "a")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).ics")
         try ics.write(to: file, atomically: true, encoding: .utf8)
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PlantGuideCore
 import PlantGuideProtos
 import Synchronization
@@ -13,6 +12,12 @@ public struct CalendarFeed: Sendable, Equatable {
     public var version: String
 
     public var notModified: Bool { ics == nil }
+
+    /// The version of a feed: the user's stored calendar version (random, new with every change of their tasks,
+    /// schedules or preferences), the day, and the days shown.
+    static func version(stored: Int64, today: LocalDate, days: Int) -> String {
+        String(UInt64(bitPattern: stored), radix: 16) + "-\(today.dayNumber)-\(days)"
+    }
 }
 
 extension SchedulingStore {
@@ -26,32 +31,16 @@ extension SchedulingStore {
     /// A feed is rendered once per version and kept in memory (``CalendarFeeds``), so that calendar clients
     /// polling an unchanged feed cost two primary-key reads: the version and the time zone.
     public func calendarFeed(days: Int, ifVersion: String, owner: String) async throws -> CalendarFeed {
-        let time = now()
-        let feeds = self.feeds
-        return try await writer.read { db in
-            // One read transaction: the feed rendered below is the version read here.
-            let preferences = try Self.preferences(db, owner: owner)
-            let today = Self.localDate(time, try SchedulePreferences(wire: preferences).timeZone)
-            let stored = try Int64.fetchOne(db, sql: "SELECT version FROM calendarVersion WHERE ownerID = ?", arguments: [owner]) ?? 0
-            let version = String(UInt64(bitPattern: stored), radix: 16) + "-\(today.dayNumber)-\(days)"
-            if version == ifVersion { return CalendarFeed(ics: nil, version: version) }
-            if let ics = feeds.feed(owner: owner, version: version) { return CalendarFeed(ics: ics, version: version) }
-            let ics = try Self.renderCalendar(db, days: days, today: today, preferences: preferences, owner: owner, at: time)
-            feeds.keep(ics, owner: owner, version: version)
-            return CalendarFeed(ics: ics, version: version)
-        }
+        try await records.calendarFeed(days: days, ifVersion: ifVersion, owner: owner, at: now(), feeds: feeds)
     }
 
-    /// The iCalendar document of the owner's open tasks from `today` to `days` later, with alarms for the tasks
-    /// that remind under `preferences`.
-    static func renderCalendar(_ db: Database, days: Int, today: LocalDate, preferences: Preferences, owner: String, at time: Date) throws -> String {
+    /// The iCalendar document of `tasks` (named after their plants' `schedules`), with alarms for the tasks that
+    /// remind under `preferences`.
+    static func renderCalendar(tasks: [CareTask], schedules: [Schedule], preferences: Preferences, at time: Date) -> String {
         var names: [String: String] = [:]
-        for message in try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner]) {
-            let schedule = try Schedule(serializedBytes: message)
+        for schedule in schedules {
             names[schedule.plantID] = schedule.plantName.isEmpty ? schedule.careInfo.scientificName : schedule.plantName
         }
-        let tasks = try TaskRows.fetch(db, "ownerID = ? AND state IN (1, 3) AND dueDay BETWEEN ? AND ? ORDER BY dueDay, plantID",
-                                       [owner, today.dayNumber, today.adding(days: days).dayNumber], from: TaskRows.byDay)
         let events = tasks.map { task in
             let reminds = TaskRows.kind(task.type.rawValue).map { remindsPlant(task.plantID, kind: $0, preferences) } ?? false
             return CalendarEvent(

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension SchedulingStore {
     /// Registers (or replaces) a webhook of the owner's; deliveries are signed with `secret`.
@@ -9,15 +8,10 @@ extension SchedulingStore {
             throw SchedulingError.invalidArgument("url", .invalidFormat, "a webhook needs an http(s) URL")
         }
         guard secret.utf8.count >= 16 else { throw SchedulingError.invalidArgument("secret", .outOfRange, "the secret must be at least 16 bytes") }
-        try await writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO webhook VALUES (?, ?, ?, ?)", arguments: [owner, id, url, secret])
-        }
+        try await records.registerWebhook(id: id, url: url, secret: secret, owner: owner)
     }
 
     public func deleteWebhook(id: String, owner: String) async throws -> Bool {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM webhook WHERE ownerID = ? AND id = ?", arguments: [owner, id])
-            return db.changesCount > 0
-        }
+        try await records.deleteWebhook(id: id, owner: owner)
     }
 }

@@ -1,31 +1,33 @@
 import Foundation
-import GRDB
 import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
 
-/// Schedules, tasks and preferences, scoped by owner. Planning uses `ScheduleGenerator`; tasks of a schedule get
-/// ids "plant|kind|date", so planning again never duplicates a task or brings back a completed one.
+/// Schedules, tasks and preferences, scoped by owner. It validates what callers send; planning is
+/// ``SchedulePlanning``'s, and the records (SQLite or PostgreSQL) keep the rows.
 public struct SchedulingStore: Sendable {
     public typealias Schedule = Plantguide_Scheduling_V1_Schedule
     public typealias Preferences = Plantguide_Scheduling_V1_Preferences
     public typealias CareTask = Plantguide_Scheduling_V1_CareTask
 
-    let writer: any DatabaseWriter
+    let records: any SchedulingRecords
     let now: @Sendable () -> Date
     /// The calendar feeds rendered so far, by user and version.
     public let feeds = CalendarFeeds()
 
-    public init(writer: any DatabaseWriter, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.writer = writer
+    public init(records: any SchedulingRecords, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.records = records
         self.now = now
     }
+
+    /// The preferences of a user who never set any.
+    static let defaultPreferences = Preferences.with { $0.notifyTime = "08:00"; $0.timeZone = "UTC"; $0.seasonalAdjustment = true }
 
     // MARK: Preferences
 
     public func preferences(owner: String) async throws -> Preferences {
-        try await writer.read { db in try Self.preferences(db, owner: owner) }
+        try await records.preferences(owner: owner)
     }
 
     /// Changes the preferences and plans every schedule of the owner again: the fields named in `mask`, or, with
@@ -33,22 +35,11 @@ public struct SchedulingStore: Sendable {
     /// - Returns: the stored preferences and how many plants were planned again.
     public func putPreferences(_ incoming: Preferences, mask: Google_Protobuf_FieldMask = .init(), owner: String) async throws -> (Preferences, Int) {
         let paths = try mask.paths.map(Self.preferencePath(for:))
-        let time = now()
-        return try await writer.write { db in
-            let stored = try Self.preferences(db, owner: owner)
+        return try await records.updatePreferences(owner: owner, at: now()) { stored in
             let preferences = Self.merge(incoming, into: stored, paths: paths)
-            let planner = try SchedulePreferences(wire: preferences)  // validates before writing
+            _ = try SchedulePreferences(wire: preferences)  // validates before writing
             try preferences.validateLimits()
-            if preferences.notifyTime != stored.notifyTime || preferences.timeZone != stored.timeZone
-                || preferences.remindDaysBefore != stored.remindDaysBefore {
-                try Self.retimeReminders(db, owner: owner, preferences: planner)
-            }
-            try db.execute(sql: "INSERT OR REPLACE INTO preferences VALUES (?, ?)", arguments: [owner, try preferences.serializedData()])
-            let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ?", arguments: [owner])
-            for message in schedules {
-                try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time, preferences: preferences)
-            }
-            return (preferences, schedules.count)
+            return preferences
         }
     }
 
@@ -62,13 +53,7 @@ public struct SchedulingStore: Sendable {
             throw SchedulingError.invalidArgument("schedule.start_date", .invalidFormat, "start_date '\(schedule.startDate)' is not YYYY-MM-DD")
         }
         try Self.validateCareLimits(schedule.careInfo)
-        let time = now()
-        return try await writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO schedule VALUES (?, ?, ?)", arguments: [owner, schedule.plantID, try schedule.serializedData()])
-            try Self.plan(db, schedule, owner: owner, at: time)
-            return (schedule, try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind", [owner, schedule.plantID],
-                                                 from: TaskRows.ofPlant))
-        }
+        return (schedule, try await records.putSchedule(schedule, owner: owner, at: now()))
     }
 
     /// The longest watering interval a schedule takes, in days.
@@ -96,51 +81,22 @@ public struct SchedulingStore: Sendable {
         }
     }
 
-    /// Counts, at start-up, the schedules whose care values today's limits refuse and the tasks whose times lie
-    /// outside proto3's Timestamp range. Both are planned and read clamped, never refused and never fatal.
-    static func auditStoredValues(_ db: Database) throws -> (schedules: Int, tasks: Int) {
-        let schedules = try Data.fetchAll(db, sql: "SELECT message FROM schedule").filter { message in
-            guard let schedule = try? Schedule(serializedBytes: message) else { return true }
-            return (try? validateCareLimits(schedule.careInfo)) == nil
-        }.count
-        let low = Double(WireTimestamp.minimumSeconds)
-        let high = Double(WireTimestamp.maximumSeconds) + 1
-        let tasks = try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM task WHERE NOT (remindAt < 0 OR (remindAt >= \(low) AND remindAt < \(high)))
-               OR (completedAt IS NOT NULL AND NOT (completedAt >= \(low) AND completedAt < \(high)))
-            """) ?? 0
-        return (schedules, tasks)
-    }
-
     public func schedule(plantID: String, owner: String) async throws -> Schedule {
         try await schedule(plantID: plantID, owner: owner, includeOpenTasks: false).schedule
     }
 
     /// The plant's schedule and, when asked, its open tasks (at most 200, by due date), read in one transaction.
     public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask]) {
-        try await writer.read { db in
-            guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID]) else {
-                throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
-            }
-            let tasks = includeOpenTasks
-                ? try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind LIMIT 200", [owner, plantID],
-                                     from: TaskRows.ofPlant)
-                : []
-            return (try Schedule(serializedBytes: message), tasks)
+        guard let found = try await records.schedule(plantID: plantID, owner: owner, includeOpenTasks: includeOpenTasks) else {
+            throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
         }
+        return found
     }
 
     /// Deletes every schedule and task of a plant, and its reminders not delivered yet; returns how many tasks
     /// went. Succeeds when there are none.
     public func deleteSchedules(plantID: String, owner: String) async throws -> Int {
-        try await writer.write { db in
-            try db.execute(sql: """
-                DELETE FROM reminder WHERE ownerID = ? AND taskID IN (SELECT id FROM task WHERE ownerID = ? AND plantID = ?)
-                """, arguments: [owner, owner, plantID])
-            try db.execute(sql: "DELETE FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
-            try db.execute(sql: "DELETE FROM task WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID])
-            return db.changesCount
-        }
+        try await records.deleteSchedules(plantID: plantID, owner: owner)
     }
 
     // MARK: Planning
@@ -149,97 +105,15 @@ public struct SchedulingStore: Sendable {
     /// - Returns: how many schedules were planned.
     @discardableResult
     public func extendHorizons() async throws -> Int {
-        let time = now()
-        let keys = try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT ownerID, plantID FROM schedule").map { ($0["ownerID"] as String, $0["plantID"] as String) }
-        }
-        for batch in stride(from: 0, to: keys.count, by: 200) {
-            try await writer.write { db in
-                var preferences: [String: Preferences] = [:]  // read once per owner, not once per plant
-                for (owner, plant) in keys[batch..<min(batch + 200, keys.count)] {
-                    guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?",
-                                                          arguments: [owner, plant]) else { continue }
-                    if preferences[owner] == nil { preferences[owner] = try Self.preferences(db, owner: owner) }
-                    try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time, preferences: preferences[owner])
-                }
-            }
-        }
-        return keys.count
+        try await records.extendHorizons(at: now())
     }
 
-    /// Plans `schedule` from today (or its start date): future open recurring tasks are replaced, and the next
-    /// occurrence of each kind counts from its last completion or, if later, its latest overdue open task (so that
-    /// planning again keeps the same dates and does not stack a new task on undone ones).
-    /// - Parameter preferences: the owner's preferences when the caller has them (planning many schedules).
-    static func plan(_ db: Database, _ schedule: Schedule, owner: String, at time: Date, preferences known: Preferences? = nil) throws {
-        let wirePreferences = try known ?? preferences(db, owner: owner)
-        let preferences = try SchedulePreferences(wire: wirePreferences)
-        let today = localDate(time, preferences.timeZone)
-        let start = max(today, LocalDate(parsing: schedule.startDate) ?? today)
-        var request = ScheduleRequest(care: CareInfo(wire: schedule.careInfo), setting: setting(schedule.setting), start: start)
-        request.includePruning = schedule.includePruning
-        request.includeRepotting = schedule.includeRepotting
-        for row in try Row.fetchAll(db, sql: """
-            SELECT kind, MAX(completedAt) AS last FROM \(TaskRows.ofPlant) WHERE ownerID = ? AND plantID = ? AND state = 2 GROUP BY kind
-            """, arguments: [owner, schedule.plantID]) {
-            if let kind = TaskRows.kind(row["kind"]), let last: Double = row["last"] {
-                request.lastDone[kind] = localDate(Date(timeIntervalSince1970: last), preferences.timeZone)
-            }
-        }
-        for row in try Row.fetchAll(db, sql: """
-            SELECT kind, MAX(dueDay) AS last FROM \(TaskRows.ofPlant)
-            WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state IN (1, 3) AND dueDay < ? GROUP BY kind
-            """, arguments: [owner, schedule.plantID, today.dayNumber]) {
-            if let kind = TaskRows.kind(row["kind"]) {
-                let overdue = LocalDate(dayNumber: row["last"])
-                request.lastDone[kind] = max(request.lastDone[kind] ?? overdue, overdue)
-            }
-        }
-        try db.execute(sql: """
-            DELETE FROM \(TaskRows.ofPlant) WHERE ownerID = ? AND plantID = ? AND recurring = 1 AND state = 1 AND dueDay >= ?
-            """, arguments: [owner, schedule.plantID, today.dayNumber])
-        // Reminders of tasks that will not remind any more (notifications turned off) are cancelled.
-        try db.execute(sql: """
-            DELETE FROM reminder WHERE ownerID = ? AND taskID IN (SELECT id FROM task WHERE ownerID = ? AND plantID = ? AND state IN (1, 3))
-              AND NOT EXISTS (SELECT 1 FROM delivery WHERE delivery.reminderID = reminder.id AND delivery.state = 1)
-            """, arguments: [owner, owner, schedule.plantID])
-        for task in ScheduleGenerator.plan(request, preferences: preferences) {
-            let reminds = remindsPlant(schedule.plantID, kind: task.kind, wirePreferences)
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO task (ownerID, id, plantID, kind, state, dueDay, remindAt, recurring)
-                VALUES (?, ?, ?, ?, 1, ?, ?, 1)
-                """, arguments: [owner, "\(schedule.plantID)|\(task.kind.rawValue)|\(task.due)", schedule.plantID,
-                                 TaskRows.wireKind(task.kind).rawValue, task.due.dayNumber, reminds ? task.remindAt.timeIntervalSince1970 : -1])
-        }
-    }
-
-    /// Moves the reminders not yet sent of one-off tasks and of tasks snoozed to a date onto the new notify time,
-    /// time zone and days before (recurring tasks are planned again by the caller; a snooze by hours keeps its
-    /// instant).
-    static func retimeReminders(_ db: Database, owner: String, preferences: SchedulePreferences) throws {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT id, dueDay, snoozedUntilDay FROM task WHERE ownerID = ? AND remindedAt IS NULL AND remindAt >= 0
-              AND ((recurring = 0 AND state = 1) OR (state = 3 AND snoozedUntilDay IS NOT NULL))
-            """, arguments: [owner])
-        for row in rows {
-            var planner = preferences
-            if row["snoozedUntilDay"] as Int? != nil { planner.remindDaysBefore = 0 }  // a snooze reminds on its day
-            let remind = remindAt(LocalDate(dayNumber: row["dueDay"]), preferences: planner)
-            try db.execute(sql: "UPDATE task SET remindAt = ? WHERE ownerID = ? AND id = ?",
-                           arguments: [remind.timeIntervalSince1970, owner, row["id"] as String])
-        }
-    }
-
-    /// Whether a task of `kind` of plant `plantID` may remind `owner` now: the plant's notifications and the
-    /// type's toggle, as the preferences stand at this moment. Every path that produces a reminder asks this
-    /// (planning, snoozing, one-off tasks, collecting due reminders, each delivery attempt, the calendar's
-    /// alarms), so a toggle turned off stops every reminder of that type from that moment on.
-    static func reminds(_ db: Database, owner: String, plantID: String, kind: CareTaskKind) throws -> Bool {
-        remindsPlant(plantID, kind: kind, try Self.preferences(db, owner: owner))
-    }
-
-    /// The toggles of `preferences` for one plant and type: a per-plant, per-type choice wins; else the plant's
-    /// notifications and the type's toggle must both be on.
+    /// Whether a task of `kind` of plant `plantID` may remind its owner under `preferences`. Every path that
+    /// produces a reminder asks this as the preferences stand at that moment (planning, snoozing, one-off tasks,
+    /// collecting due reminders, each delivery attempt, the calendar's alarms), so a toggle turned off stops every
+    /// reminder of that type from that moment on.
+    ///
+    /// A per-plant, per-type choice wins; else the plant's notifications and the type's toggle must both be on.
     static func remindsPlant(_ plantID: String, kind: CareTaskKind, _ preferences: Preferences) -> Bool {
         if let choice = preferences.plantTaskTypes.last(where: { $0.plantID == plantID && $0.type == TaskRows.wireKind(kind) }) {
             return choice.enabled
@@ -296,26 +170,10 @@ public struct SchedulingStore: Sendable {
         return merged
     }
 
-    static func preferences(_ db: Database, owner: String) throws -> Preferences {
-        guard let message = try Data.fetchOne(db, sql: "SELECT message FROM preferences WHERE ownerID = ?", arguments: [owner]) else {
-            return Preferences.with { $0.notifyTime = "08:00"; $0.timeZone = "UTC"; $0.seasonalAdjustment = true }
-        }
-        return try Preferences(serializedBytes: message)
-    }
-
     static func localDate(_ instant: Date, _ zone: TimeZone) -> LocalDate {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         return LocalDate(year: parts.year!, month: parts.month!, day: parts.day!)
-    }
-
-    private static func setting(_ wire: Plantguide_Scheduling_V1_PlantSetting) -> PlantSetting {
-        switch wire {
-        case .outdoor: .outdoor
-        case .greenhouse: .greenhouse
-        case .balcony: .balcony
-        default: .indoor
-        }
     }
 }

@@ -1,0 +1,99 @@
+import Foundation
+import PlantGuideCore
+import PlantGuideProtos
+import PlantGuideStorage
+import PostgresNIO
+
+/// The reminder outbox in PostgreSQL. Due reminders are collected one user at a time under that user's lock, so
+/// that replicas collecting together write each reminder once.
+extension PostgresScheduling {
+    public func dueReminderCount(at time: Double, limit: Int) async throws -> Int {
+        try await database.read { session in
+            try await session.count("""
+                SELECT 1 FROM task WHERE reminded_at IS NULL AND remind_at >= 0 AND remind_at <= \(time) AND state IN (1, 3) LIMIT \(limit)
+                """)
+        }
+    }
+
+    public func collectDueReminders(at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int {
+        let owners = try await database.read { session in
+            try await session.all("""
+                SELECT DISTINCT owner_id FROM (
+                    SELECT owner_id FROM task WHERE reminded_at IS NULL AND remind_at >= 0 AND remind_at <= \(time) AND state IN (1, 3) LIMIT 1000
+                ) AS due
+                """, as: String.self)
+        }
+        var collected = 0
+        for owner in owners {
+            collected += try await write(owner: owner) { session in
+                try await Self.collect(session, owner: owner, at: time, maxLateness: maxLateness, publishing: publishing)
+            }
+        }
+        return collected
+    }
+
+    /// Writes the due reminders of one user (see ``SchedulingRecords/collectDueReminders(at:maxLateness:publishing:)``).
+    private static func collect(_ session: PostgresSession, owner: String, at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int {
+        let tasks = try await PostgresTaskRows.tasks(session.query("""
+            SELECT \(unescaped: PostgresTaskRows.columns) FROM task
+            WHERE owner_id = \(owner) AND reminded_at IS NULL AND remind_at >= 0 AND remind_at <= \(time) AND state IN (1, 3)
+            """))
+        guard !tasks.isEmpty else { return 0 }
+        let preferences = try await Self.preferences(session, owner: owner)
+        var receivers = try await session.all("SELECT 'webhook:' || id FROM webhook WHERE owner_id = \(owner) ORDER BY id", as: String.self)
+        if publishing { receivers.insert("pub", at: 0) }
+        for task in tasks {
+            let remindAt = task.hasRemindAt ? Double(task.remindAt.seconds) + Double(task.remindAt.nanos) / 1e9 : 0
+            // Toggles as they stand now, and not too late to be useful (see ReminderDispatcher).
+            if remindAt >= time - maxLateness, let kind = TaskRows.kind(task.type.rawValue),
+               SchedulingStore.remindsPlant(task.plantID, kind: kind, preferences) {
+                let name = try await Self.schedule(session, plantID: task.plantID, owner: owner)?.plantName ?? task.plantID
+                let reminder = ReminderDispatcher.reminder(task, owner: owner, plantName: name, remindAt: remindAt)
+                try await session.query("""
+                    INSERT INTO reminder (owner_id, id, task_id, message, created_at)
+                    VALUES (\(owner), \(reminder.id), \(task.id), \(try reminder.serializedBytes() as Data), \(time))
+                    ON CONFLICT (owner_id, id) DO NOTHING
+                    """)
+                try await session.query("""
+                    INSERT INTO delivery (owner_id, reminder_id, receiver, next_attempt_at)
+                    SELECT \(owner), \(reminder.id), receiver, \(time) FROM unnest(\(receivers)::text[]) AS receivers (receiver)
+                    ON CONFLICT (owner_id, reminder_id, receiver) DO NOTHING
+                    """)
+            }
+            try await session.query("UPDATE task SET reminded_at = \(time) WHERE owner_id = \(owner) AND id = \(task.id)")
+        }
+        return tasks.count
+    }
+
+    public func dueDeliveries(at time: Double, limit: Int) async throws -> [DueDelivery] {
+        try await database.read { session in
+            try await session.all("""
+                SELECT delivery.owner_id, delivery.reminder_id, delivery.receiver, delivery.attempts, reminder.message
+                FROM delivery JOIN reminder ON reminder.owner_id = delivery.owner_id AND reminder.id = delivery.reminder_id
+                WHERE delivery.state = 0 AND delivery.next_attempt_at <= \(time) ORDER BY delivery.next_attempt_at LIMIT \(limit)
+                """, as: (String, String, String, Int, Data).self).map {
+                DueDelivery(owner: $0.0, reminderID: $0.1, receiver: $0.2, attempts: $0.3, message: $0.4)
+            }
+        }
+    }
+
+    public func reminds(owner: String, plantID: String, kind: CareTaskKind) async throws -> Bool {
+        try await database.read { session in SchedulingStore.remindsPlant(plantID, kind: kind, try await Self.preferences(session, owner: owner)) }
+    }
+
+    public func webhook(id: String, owner: String) async throws -> (url: String, secret: String)? {
+        try await database.read { session in
+            try await session.all("SELECT url, secret FROM webhook WHERE owner_id = \(owner) AND id = \(id)", as: (String, String).self).first
+                .map { (url: $0.0, secret: $0.1) }
+        }
+    }
+
+    public func markDelivery(_ delivery: DueDelivery, state: Int, attempts: Int, next: Double, error: String) async throws {
+        _ = try await database.write { session in
+            try await session.query("""
+                UPDATE delivery SET state = \(state), attempts = \(attempts), next_attempt_at = \(next), last_error = \(error)
+                WHERE owner_id = \(delivery.owner) AND reminder_id = \(delivery.reminderID) AND receiver = \(delivery.receiver)
+                """)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+import Logging
+import PlantGuideStorage
+import PlantGuideTestSupport
+import PostgresNIO
+@testable import Scheduling
+import Synchronization
+
+/// Where a test's schedules live on `backend`: a SQLite file in a folder of its own, or a PostgreSQL schema of its
+/// own. ``records()`` gives the same records every time (the store and the dispatcher share them, as in the
+/// service). The PostgreSQL pool closes when the backend goes.
+final class SchedulingBackend: Sendable {
+    let backend: TestBackend
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduling-\(UUID().uuidString)")
+    private let opened: (records: any SchedulingRecords, sqlite: DatabasePool?, postgres: PostgresStorage?)
+
+    init(_ backend: TestBackend) async throws {
+        self.backend = backend
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestResources.track(folder: folder)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        switch backend {
+        case .sqlite:
+            let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+            opened = (SQLiteScheduling(writer: database), database, nil)
+        case .postgres:
+            let database = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations, logger: logger)
+            opened = (PostgresScheduling(database), nil, database)
+        }
+    }
+
+    var records: any SchedulingRecords { opened.records }
+
+    /// A number a query gives: `sqlite` on SQLite, `postgres` on PostgreSQL (for what no store method tells).
+    func integer(sqlite: String, postgres: String) async throws -> Int? {
+        if let database = opened.sqlite { return try await database.read { db in try Int.fetchOne(db, sql: sqlite) } }
+        return try await opened.postgres!.read { session in try await session.all(PostgresQuery(unsafeSQL: postgres), as: Int?.self).first ?? nil }
+    }
+
+    /// The byte strings a query gives (as ``integer(sqlite:postgres:)``).
+    func data(sqlite: String, postgres: String) async throws -> [Data] {
+        if let database = opened.sqlite { return try await database.read { db in try Data.fetchAll(db, sql: sqlite) } }
+        return try await opened.postgres!.read { session in try await session.all(PostgresQuery(unsafeSQL: postgres), as: Data.self) }
+    }
+
+    deinit {
+        if let pool = opened.postgres { Task { await pool.close() } }
+    }
+}
