@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 import ServiceLifecycle
 
 /// The RPC methods of plantguide-gateway (see `Protos/plantguide/gateway/v1/gateway.proto`): every call is
@@ -19,14 +20,23 @@ public final class GatewayRPCService: RPCService {
     public let reminders: ReminderRelay
     private let logger: Logger
 
-    /// Opens the gateway's database in the data folder and connects to the services.
+    private let database: PostgresStorage?
+
+    /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
-    public init(configuration: GatewayConfiguration, logger: Logger) throws {
-        let database = try GatewayDatabase.open(path: configuration.dataDirectory.appendingPathComponent("gateway.sqlite").path)
-        accounts = AccountStore(writer: database)
-        pending = PendingWork(writer: database)
-        identificationSettings = IdentificationSettingsStore(writer: database)
-        households = HouseholdStore(writer: database)
+    public convenience init(configuration: GatewayConfiguration, logger: Logger) throws {
+        try self.init(configuration: configuration, records: try SQLiteGateway.open(folder: configuration.dataDirectory), logger: logger)
+    }
+
+    /// Keeps the gateway's state in `records` and connects to the services; `database`, when they are in
+    /// PostgreSQL, tells health whether it answers.
+    /// - Throws: when a service target is malformed.
+    public init(configuration: GatewayConfiguration, records: any GatewayRecords, database: PostgresStorage? = nil, logger: Logger) throws {
+        self.database = database
+        accounts = AccountStore(records: records)
+        pending = PendingWork(records: records)
+        identificationSettings = IdentificationSettingsStore(records: records)
+        households = HouseholdStore(records: records)
         services = try Downstream(configuration: configuration)
         reminders = try ReminderRelay(endpoints: configuration.reminders.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
@@ -66,6 +76,9 @@ public final class GatewayRPCService: RPCService {
     }
 
     /// The background work that finishes interrupted deletions and care lookups.
+    /// NOT_SERVING while the gateway's PostgreSQL does not answer.
+    public var isReady: Bool { database?.isReachable ?? true }
+
     public var sweeper: PendingWorkSweeper { PendingWorkSweeper(services: services, pending: pending, logger: logger) }
 
     public func registerMethods(with router: inout RPCRouter) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gateway
+import Logging
 import PlantGuideRPC
 import PlantGuideServiceKit
 import PlantGuideStorage
@@ -26,13 +27,15 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the gateway's RPC methods (Protos/plantguide/gateway/v1).",
         discussion: """
             Serves PlantGuide RPC over ZeroMQ plus health and metrics; calls identification, care data, collection and \
-            scheduling at the targets given (an endpoint, a comma-separated list, or dns:///name:port). Deletions and \
-            care lookups a service being down interrupted are kept in <data>/gateway.sqlite and finished when it is back. \
+            scheduling at the targets given (an endpoint, a comma-separated list, or dns:///name:port). Accounts, shares, \
+            settings, and the deletions and care lookups a service being down interrupted are kept in \
+            <data>/gateway.sqlite, or in the schema "gateway" of the PostgreSQL that --database names. \
             Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7000
             """)
 
     @OptionGroup var options: ServiceOptions
+    @OptionGroup var storage: StorageOptions
 
     @Option(name: .long, help: ArgumentHelp("Identification target (env PLANTGUIDE_IDENTIFICATION). Default: tcp://127.0.0.1:7001.", valueName: "target"))
     var identification: String?
@@ -98,13 +101,25 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the HTTP bind address must be HOST:PORT, not '\(httpText)'")
         }
         let httpHost = String(httpText[..<colon])
+        let choice = try storage.resolve(service: "gateway", environment: environment)
         try await runService(name: "plantguide-gateway", options: resolved, handlerExecution: .ioThread) { environment in
-            let gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
+            let gateway: GatewayRPCService
+            let maintenance: any Service
+            if case .postgres(let settings) = choice {
+                environment.logger.info("gateway state in PostgreSQL", metadata: ["database": "\(settings)"])
+                let database = try await PostgresStorage.open(settings, migrations: PostgresGateway.migrations, logger: environment.logger)
+                gateway = try GatewayRPCService(configuration: configuration, records: PostgresGateway(database), database: database,
+                                                logger: environment.logger)
+                maintenance = PostgresStorageService(database)
+            } else {
+                gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
+                maintenance = DatabaseMaintenance()
+            }
             let http = gateway.httpFront(host: httpHost, port: port, maxBodyBytes: resolved.maxMessageSize, metrics: environment.scrapeMetrics,
                                          logger: environment.logger)
             // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
             return ServiceSet(rpc: [gateway], background: [
-                DatabaseMaintenance(), SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
+                maintenance, SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
             ])
         }
     }
@@ -122,16 +137,32 @@ private struct SweepLoop: Service {
     }
 }
 
-/// The account commands' shared option: the gateway's data folder.
+/// The account commands' shared options: where the gateway keeps its state, as `serve` is told.
 struct AccountOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The gateway's data folder, as `serve` uses it (env PLANTGUIDE_DATA). Default: ./data/gateway.", valueName: "path"))
     var data: String?
+    @OptionGroup var storage: StorageOptions
 
-    func store() throws -> AccountStore {
-        let folder = setting(data, "PLANTGUIDE_DATA", in: ProcessInfo.processInfo.environment) ?? "./data/gateway"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return AccountStore(writer: try GatewayDatabase.open(path: URL(fileURLWithPath: folder).appendingPathComponent("gateway.sqlite").path))
+    /// Runs `body` with the accounts of the gateway's SQLite data folder, or of its PostgreSQL with --database.
+    func withStore<Result>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
+        let environment = ProcessInfo.processInfo.environment
+        guard case .postgres(let settings) = try storage.resolve(service: "gateway", environment: environment) else {
+            let folder = setting(data, "PLANTGUIDE_DATA", in: environment) ?? "./data/gateway"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            return try await body(AccountStore(records: try SQLiteGateway.open(folder: URL(fileURLWithPath: folder))))
+        }
+        var logger = Logger(label: "plantguide-gateway")
+        logger.logLevel = .warning
+        let database = try await PostgresStorage.open(settings, migrations: PostgresGateway.migrations, logger: logger, startupWait: .seconds(5))
+        do {
+            let result = try await body(AccountStore(records: PostgresGateway(database)))
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 }
 
@@ -151,7 +182,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             let issued: AccountStore.IssuedToken
             do {
-                issued = try await accounts.store().addUser(name: name)
+                issued = try await accounts.withStore { try await $0.addUser(name: name) }
             } catch let error as AccountError {
                 throw ValidationError(error.description)
             }
@@ -169,7 +200,7 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var accounts: AccountOptions
 
         func run() async throws {
-            let users = try await accounts.store().users()
+            let users = try await accounts.withStore { try await $0.users() }
             if users.isEmpty { print("no users yet: plantguide-gateway users add NAME") }
             for user in users {
                 let tokens = "\(user.activeTokens) active token\(user.activeTokens == 1 ? "" : "s")"
@@ -191,7 +222,7 @@ struct Tokens: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                print(try await accounts.store().addToken(userName: name).secret)
+                print(try await accounts.withStore { try await $0.addToken(userName: name) }.secret)
             } catch let error as AccountError {
                 throw ValidationError(error.description)
             }
@@ -208,7 +239,7 @@ struct Tokens: AsyncParsableCommand {
         func run() async throws {
             let parts = token.split(separator: "_")
             let id = token.hasPrefix("pg_") && parts.count == 3 ? String(parts[1]) : token
-            guard try await accounts.store().revoke(tokenID: id) else {
+            guard try await accounts.withStore({ try await $0.revoke(tokenID: id) }) else {
                 throw ValidationError("no active token with id '\(id)'")
             }
             print("token \(id) revoked")

@@ -39,6 +39,8 @@ public final class PostgresStorage: Sendable {
     private let reachable = Atomic<Bool>(true)
     /// Probes in a row that got no answer.
     private let probesUnanswered = Atomic<Int>(0)
+    /// When the server last answered anything (a probe or a call), in `DispatchTime` nanoseconds.
+    private let lastAnswer = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// The probe's own connection, outside the pool: a pool busy with calls must not look like a server gone.
     private let probeConnection = Mutex<PostgresConnection?>(nil)
     private let probeConfiguration: PostgresConnection.Configuration
@@ -129,18 +131,27 @@ public final class PostgresStorage: Sendable {
     /// Whether the server answered lately: health reports NOT_SERVING while it does not.
     public var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    /// Asks the server every quarter second, on a connection of the probe's own: two probes in a row without an
-    /// answer within a second (one is a busy machine, not an outage) make the store unreachable (calls fail at
-    /// once, health says NOT_SERVING) until one comes. An outage is so noticed within about 2.5 s.
+    /// Asks the server every quarter second, on a connection of the probe's own. The store becomes unreachable
+    /// (calls fail at once, health says NOT_SERVING) when two probes in a row got no answer within 0.75 s and
+    /// nothing else answered for 2 s either, so that a machine too busy to answer a probe promptly, while calls
+    /// still complete, is not taken for an outage. An outage is so noticed within about 2 s; the first answer
+    /// ends it.
     private func probe() async {
-        let answered = (try? await withTimeout(.seconds(1)) { try await self.askServer() }) != nil
+        let answered = (try? await withTimeout(.milliseconds(750)) { try await self.askServer() }) != nil
         guard !Task.isCancelled else { return }
+        if answered { noteAnswer() }
         let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
-        if answered { probesUnanswered.store(0, ordering: .relaxed) }
-        guard answered || unanswered >= 2 else { return }
+        let silentFor = Double(DispatchTime.now().uptimeNanoseconds &- lastAnswer.load(ordering: .relaxed)) / 1e9
+        guard answered || (unanswered >= 2 && silentFor >= 2) else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }
+    }
+
+    /// Records that the server answered just now.
+    private func noteAnswer() {
+        probesUnanswered.store(0, ordering: .relaxed)
+        lastAnswer.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
     /// `SELECT 1` on the probe's connection, connecting (again) when there is none or it closed.
@@ -201,16 +212,25 @@ public final class PostgresStorage: Sendable {
     /// waits) and after `operationTimeout`, with the driver's errors turned into the caller's terms and the
     /// store's own errors passed through unchanged.
     private func guarded<Result: Sendable>(_ operation: @Sendable @escaping () async throws -> Result) async throws -> Result {
-        guard isReachable else { throw StorageError.unavailable }
+        guard isReachable else {
+            logger.debug("a database call refused: PostgreSQL is unreachable")
+            throw StorageError.unavailable
+        }
         do {
-            return try await withTimeout(operationTimeout, giveUpWhen: { !self.isReachable }, operation)
+            let result = try await withTimeout(operationTimeout, giveUpWhen: { !self.isReachable }, operation)
+            noteAnswer()
+            return result
         } catch let error as BodyError {
+            noteAnswer()
             throw error.error
         } catch let error as PostgresTransactionError {
             if let body = error.closureError as? BodyError { throw body.error }
             let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
             throw StorageError.translate(cause, logger: logger, markUnreachable: { reachable.store(false, ordering: .relaxed) })
         } catch is TimedOut {
+            logger.warning("a database call gave up", metadata: [
+                "reason": "\(isReachable ? "no answer within \(operationTimeout)" : "PostgreSQL became unreachable")",
+            ])
             throw StorageError.unavailable
         } catch is CancellationError {
             throw CancellationError()

@@ -12,6 +12,7 @@ public enum StorageError {
     static func translate(_ error: any Error, logger: Logger, markUnreachable: () -> Void) -> any Error {
         guard let error = error as? PSQLError else {
             // Not the driver's: the network under it (NIO's errors) or the pool.
+            logger.warning("PostgreSQL could not be reached", metadata: ["error": "\(String(reflecting: error))"])
             markUnreachable()
             return unavailable
         }
@@ -20,6 +21,9 @@ public enum StorageError {
             let state = error.serverInfo?[.sqlState] ?? ""
             // 08: connection exceptions; 57P0x: the server shutting down or starting; 53300: too many connections.
             if state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300" {
+                logger.warning("PostgreSQL is not taking calls", metadata: [
+                    "sqlstate": "\(state)", "message": "\(error.serverInfo?[.message] ?? "")",
+                ])
                 markUnreachable()
                 return unavailable
             }
@@ -31,6 +35,7 @@ public enum StorageError {
             return RPCError(.internal, "the database refused the change")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown,
              .failedToAddSSLHandler, .sslUnsupported:
+            logger.warning("PostgreSQL's connection failed", metadata: ["error": "\(String(reflecting: error.code))"])
             markUnreachable()
             return unavailable
         default:

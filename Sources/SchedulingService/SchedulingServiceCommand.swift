@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PlantGuideRPC
 import PlantGuideServiceKit
 import PlantGuideStorage
@@ -13,7 +14,7 @@ struct SchedulingServiceCommand: AsyncParsableCommand {
         commandName: "plantguide-scheduling",
         abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar (SQLite or PostgreSQL).",
         discussion: "Without a subcommand it serves (see `plantguide-scheduling serve --help`).",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, CopyData.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -81,5 +82,46 @@ private struct DispatchLoop: Service {
         await cancelWhenGracefulShutdown {
             await dispatcher.run(every: interval, store: store)
         }
+    }
+}
+
+/// `plantguide-scheduling copy-data`: a SQLite deployment's schedules, tasks and reminders into PostgreSQL.
+struct CopyData: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy-data",
+        abstract: "Copy the scheduling data of a SQLite data folder into PostgreSQL, and prove the copy.",
+        discussion: """
+            Reads <from>/scheduling.sqlite and writes every user's preferences, schedules, tasks, webhooks, \
+            reminders and deliveries into the PostgreSQL that --to names (the password from \
+            PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), replacing rows of the same key, \
+            so running it again is harmless. Then compares the two table by table and prints the counts and a \
+            SHA-256 of each side; exits 1 when a row is missing or different. Stop the service first.
+            """)
+
+    @Option(help: ArgumentHelp("The SQLite deployment's scheduling folder (holding scheduling.sqlite).", valueName: "folder"))
+    var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
+    var to: String
+    @Option(help: ArgumentHelp("The schema to copy into. Default: scheduling.", valueName: "name"))
+    var schema = "scheduling"
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: from)
+        let path = folder.appendingPathComponent("scheduling.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no scheduling data at \(path)") }
+        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
+        var logger = Logger(label: "plantguide-scheduling")
+        logger.logLevel = .warning
+        let source = try SQLiteScheduling.open(folder: folder, logger: logger)
+        let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: logger, startupWait: .seconds(5))
+        defer { Task { await database.close() } }
+        print("copying \(path) into \(settings)")
+        let checks = try await SchedulingCopy.copy(from: source, to: PostgresScheduling(database)) { users in
+            print("  \(users) users copied")
+        }
+        for check in checks { print(check) }
+        await database.close()
+        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
+        print("done: every row is in PostgreSQL, unchanged")
     }
 }

@@ -30,9 +30,9 @@ struct GatewayHTTPTests {
         Issue.record("the HTTP front did not come up")
     }
 
-    @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses")
-    func journey() async throws {
-        let stack = try await GatewayJourneyTests.Stack()
+    @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses", arguments: TestBackend.allCases)
+    func journey(backend: TestBackend) async throws {
+        let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         try await waitForHTTP(stack)
@@ -104,9 +104,9 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("photos: a raw image and a multipart upload, served back with ETag, caching and 304; other users get 404")
-    func photos() async throws {
-        let stack = try await GatewayJourneyTests.Stack()
+    @Test("photos: a raw image and a multipart upload, served back with ETag, caching and 304; other users get 404", arguments: TestBackend.allCases)
+    func photos(backend: TestBackend) async throws {
+        let stack = try await GatewayJourneyTests.Stack(backend)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         try await waitForHTTP(stack)
@@ -145,9 +145,9 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, share, with clear errors")
-    func client() async throws {
-        let stack = try await GatewayJourneyTests.Stack()
+    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, share, with clear errors", arguments: TestBackend.allCases)
+    func client(backend: TestBackend) async throws {
+        let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
         try await waitForHTTP(stack)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-cli-\(UUID().uuidString)")
@@ -219,9 +219,9 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("a calendar link: an iCalendar feed without a token, with the plant's tasks; gone once revoked or replaced")
-    func calendar() async throws {
-        let stack = try await GatewayJourneyTests.Stack()
+    @Test("a calendar link: an iCalendar feed without a token, with the plant's tasks; gone once revoked or replaced", arguments: TestBackend.allCases)
+    func calendar(backend: TestBackend) async throws {
+        let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
         try await waitForHTTP(stack)
         _ = try await send(stack, "PUT", "/v1/plants/p1", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
@@ -258,9 +258,9 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("the reminder stream: a reminder falling due reaches its user's stream as an SSE event, and no one else's")
-    func reminderStream() async throws {
-        let stack = try await GatewayJourneyTests.Stack()
+    @Test("the reminder stream: a reminder falling due reaches its user's stream as an SSE event, and no one else's", arguments: TestBackend.allCases)
+    func reminderStream(backend: TestBackend) async throws {
+        let stack = try await GatewayJourneyTests.Stack(backend)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         try await waitForHTTP(stack)

@@ -17,9 +17,9 @@ struct GatewayHouseholdTests {
         $0.customName = "Rosie"
     }
 
-    @Test("a read-write member ticks off the owner's tasks; a read-only member reads but cannot write; no share, no access")
-    func sharing() async throws {
-        let stack = try await Stack()
+    @Test("a read-write member ticks off the owner's tasks; a read-only member reads but cannot write; no share, no access", arguments: TestBackend.allCases)
+    func sharing(backend: TestBackend) async throws {
+        let stack = try await Stack(backend)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         let cara = try await stack.token(for: "cara")

@@ -22,9 +22,15 @@ struct GatewayJourneyTests {
         let remindersEndpoint: String
 
         /// `serviceExtra` is added to the four services' environment; `serviceClient` is how the health checks that
-        /// wait for them connect (with CurveZMQ keys when the services require them).
-        init(gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:], serviceClient: RPCClientConfiguration = .init())
-            async throws {
+        /// wait for them connect (with CurveZMQ keys when the services require them). On `.postgres`, care data,
+        /// collection, scheduling and the gateway keep their state in schemas of their own on the test PostgreSQL.
+        init(_ backend: TestBackend = .sqlite, gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:],
+             serviceClient: RPCClientConfiguration = .init()) async throws {
+            var databases: [String: [String: String]] = [:]
+            if backend == .postgres {
+                for name in ["caredata", "collection", "scheduling", "gateway"] { databases[name] = try await TestPostgres.environment() }
+            }
+            self.databases = databases
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
             var services: [String: ServiceProcess] = [:]
@@ -37,7 +43,7 @@ struct GatewayJourneyTests {
                         "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
                         "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint,
                         "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
-                    ].merging(serviceExtra) { $1 }, client: serviceClient)
+                    ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }, client: serviceClient)
             }
             self.services = services
             // Both gateway ports are picked just before it starts: a port picked earlier can be taken meanwhile as
@@ -48,12 +54,14 @@ struct GatewayJourneyTests {
                 "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
                 "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
                 "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)", "PLANTGUIDE_REMINDERS": remindersEndpoint,
-            ].merging(gatewayExtra) { $1 }
+            ].merging(databases["gateway"] ?? [:]) { $1 }.merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
             client = try RPCClient(target: gateway.endpoint)
         }
 
         private let gatewayEnvironment: [String: String]
+        /// The PostgreSQL environment of each stateful process, by service name (none on SQLite).
+        let databases: [String: [String: String]]
 
         /// Starts the gateway again, after a kill, on its endpoint and data.
         func restartGateway() async throws -> ServiceProcess {
@@ -64,7 +72,7 @@ struct GatewayJourneyTests {
         /// Runs `plantguide-gateway` with `arguments` on the gateway's data folder.
         func gatewayCommand(_ arguments: [String]) async throws -> ChildProcess.Outcome {
             try await ChildProcess.run(BuildProducts.url(of: "plantguide-gateway"), arguments + ["--data", gateway.dataDirectory.path],
-                                       mergingStandardError: true)
+                                       environment: databases["gateway"] ?? [:], mergingStandardError: true)
         }
 
         /// A new user's token.
@@ -84,8 +92,9 @@ struct GatewayJourneyTests {
         /// Restarts a killed service on its endpoint and data.
         func restart(_ name: String) async throws -> ServiceProcess {
             let old = services[name]!
-            return try await ServiceProcess("plantguide-\(name)", endpoint: old.endpoint, dataDirectory: old.dataDirectory,
-                                            environment: ["PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint])
+            return try await ServiceProcess(
+                "plantguide-\(name)", endpoint: old.endpoint, dataDirectory: old.dataDirectory,
+                environment: ["PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint].merging(databases[name] ?? [:]) { $1 })
         }
 
         func stop() async {
@@ -105,9 +114,9 @@ struct GatewayJourneyTests {
         }
     }
 
-    @Test("a new user identifies, saves, finds, completes a task, sets a reminder time, exports, deletes, imports, erases all")
-    func journey() async throws {
-        let stack = try await Stack()
+    @Test("a new user identifies, saves, finds, completes a task, sets a reminder time, exports, deletes, imports, erases all", arguments: TestBackend.allCases)
+    func journey(backend: TestBackend) async throws {
+        let stack = try await Stack(backend)
         let token = try await stack.token(for: "ana")
         let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
 
@@ -191,9 +200,9 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
-    @Test("no token, an unknown or revoked token, a forged user id, and another user's plant are refused or invisible")
-    func security() async throws {
-        let stack = try await Stack()
+    @Test("no token, an unknown or revoked token, a forged user id, and another user's plant are refused or invisible", arguments: TestBackend.allCases)
+    func security(backend: TestBackend) async throws {
+        let stack = try await Stack(backend)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p1") }, token: ana)
@@ -263,9 +272,9 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
-    @Test("care data down: the plant is saved with care pending and gets its schedule once care data is back")
-    func careDataDown() async throws {
-        let stack = try await Stack()
+    @Test("care data down: the plant is saved with care pending and gets its schedule once care data is back", arguments: TestBackend.allCases)
+    func careDataDown(backend: TestBackend) async throws {
+        let stack = try await Stack(backend)
         let token = try await stack.token(for: "ana")
         await stack.services["caredata"]!.kill()
 
@@ -285,9 +294,9 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
-    @Test("scheduling down during a delete: UNAVAILABLE at once; the gateway is killed -9 too; the deletion finishes once both are back")
-    func deleteWhileSchedulingDown() async throws {
-        let stack = try await Stack()
+    @Test("scheduling down during a delete: UNAVAILABLE at once; the gateway is killed -9 too; the deletion finishes once both are back", arguments: TestBackend.allCases)
+    func deleteWhileSchedulingDown(backend: TestBackend) async throws {
+        let stack = try await Stack(backend)
         let token = try await stack.token(for: "ana")
         _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p3") }, token: token)
         await stack.services["scheduling"]!.kill()

@@ -22,15 +22,7 @@ public enum CollectionCopy {
     /// Compares plants, identifications, journal events, photo links and photos (bytes and thumbnails) of two
     /// backends, row by row in owner and key order.
     public static func compare(_ source: any CollectionCopySource, _ target: any CollectionCopySource) async throws -> [CopyCheck] {
-        let sourceOwners = try await source.owners().sorted()
-        let targetOwners = try await target.owners().sorted()
-        var checks: [CopyCheck] = []
-        for table in Table.allCases {
-            checks.append(try await CopyCheck.compare(
-                table.rawValue, source: Pages(store: source, owners: sourceOwners, table: table).after,
-                target: Pages(store: target, owners: targetOwners, table: table).after, key: \.key, encode: \.bytes))
-        }
-        return checks
+        try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: Rows(store: source), target: Rows(store: target))
     }
 
     enum Table: String, CaseIterable {
@@ -40,20 +32,21 @@ public enum CollectionCopy {
         case links = "photo links"
         case photos
 
-        /// This table's rows of `records`, sorted by key.
+        /// This table's rows of `records`.
         func rows(_ records: OwnerRecords) throws -> [KeyedRow] {
             let owner = records.owner
-            let rows: [KeyedRow] = switch self {
-            case .plants: try records.plants.map { KeyedRow(owner, $0.id, try $0.serializedBytes()) }
-            case .identifications: try records.identifications.map { KeyedRow(owner, $0.id, try $0.serializedBytes()) }
-            case .journal: try records.events.map { KeyedRow(owner, $0.id, try $0.serializedBytes()) }
-            case .links: records.links.map { link in
+            func row(_ id: String, _ content: [UInt8]) -> KeyedRow { KeyedRow(owner: owner, id: id, content: content) }
+            switch self {
+            case .plants: return try records.plants.map { row($0.id, try $0.serializedBytes()) }
+            case .identifications: return try records.identifications.map { row($0.id, try $0.serializedBytes()) }
+            case .journal: return try records.events.map { row($0.id, try $0.serializedBytes()) }
+            case .links: return records.links.map { link in
                 var bytes = RowBytes()
                 bytes.add(link.kind)
                 bytes.add(link.addedAt)
-                return KeyedRow(owner, link.plantID + "\u{1}" + link.sha256, bytes.bytes)
+                return row(link.plantID + "\u{1}" + link.sha256, bytes.bytes)
             }
-            case .photos: records.photos.map { photo in
+            case .photos: return records.photos.map { photo in
                 var bytes = RowBytes()
                 bytes.add(photo.mediaType)
                 bytes.add(photo.width)
@@ -62,43 +55,20 @@ public enum CollectionCopy {
                 bytes.add(photo.original)
                 bytes.add(photo.thumbnail256)
                 bytes.add(photo.thumbnail1024)
-                return KeyedRow(owner, photo.sha256, bytes.bytes)
+                return row(photo.sha256, bytes.bytes)
             }
             }
-            return rows.sorted { $0.key < $1.key }
         }
     }
 
-    /// A row under its owner and key, as bytes (owner and key included).
-    struct KeyedRow: Sendable {
-        var key: String
-        var bytes: [UInt8]
-
-        init(_ owner: String, _ id: String, _ content: [UInt8]) {
-            key = owner + "\u{1}" + id
-            var bytes = RowBytes()
-            bytes.add(key)
-            bytes.add(content)
-            self.bytes = bytes.bytes
-        }
-    }
-
-    /// One table of a backend, an owner at a time, for ``CopyCheck``.
-    struct Pages: Sendable {
+    /// A backend's tables for ``OwnerTables``: everything of an owner, read once per table.
+    struct Rows: OwnerRowSource {
         let store: any CollectionCopySource
-        let owners: [String]
-        let table: Table
 
-        /// The rows after `key` ("" for the first): the rest of that owner's, or the next owner's with any.
-        func after(_ key: String) async throws -> [KeyedRow] {
-            let owner = key.isEmpty ? nil : String(key.prefix { $0 != "\u{1}" })
-            var index = owner.map { owner in owners.firstIndex { $0 >= owner } ?? owners.count } ?? 0
-            while index < owners.count {
-                let rows = try table.rows(try await store.everything(of: owners[index])).filter { $0.key > key }
-                if !rows.isEmpty { return rows }
-                index += 1
-            }
-            return []
+        func owners() async throws -> [String] { try await store.owners() }
+
+        func rows(of owner: String, table: String) async throws -> [KeyedRow] {
+            try Table(rawValue: table)!.rows(try await store.everything(of: owner))
         }
     }
 }

@@ -1,6 +1,5 @@
 import CSodium
 import Foundation
-import GRDB
 
 /// The gateway's users and their API tokens. A token is shown once, when it is made; only its SHA-256 is stored,
 /// so a copy of the database gives no way in.
@@ -21,11 +20,11 @@ public struct AccountStore: Sendable {
         public var secret: String
     }
 
-    private let writer: any DatabaseWriter
+    private let records: any GatewayRecords
     private let now: @Sendable () -> Date
 
-    public init(writer: any DatabaseWriter, now: @escaping @Sendable () -> Date = Date.init) {
-        self.writer = writer
+    public init(records: any GatewayRecords, now: @escaping @Sendable () -> Date = Date.init) {
+        self.records = records
         self.now = now
     }
 
@@ -36,49 +35,26 @@ public struct AccountStore: Sendable {
             throw AccountError("a user name is 1 to 100 letters, digits, '.', '_', '-' or '@'")
         }
         let userID = "u_" + Self.randomHex(bytes: 8)
-        let time = now().timeIntervalSince1970
-        return try await writer.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == nil else {
-                throw AccountError("a user named '\(name)' exists already")
-            }
-            try db.execute(sql: "INSERT INTO user (id, name, createdAt) VALUES (?, ?, ?)", arguments: [userID, name, time])
-            return try Self.issue(db, userID: userID, at: time)
-        }
+        let (token, secret) = newToken()
+        try await records.addUser(id: userID, name: name, token: token)
+        return IssuedToken(userID: userID, tokenID: token.id, secret: secret)
     }
 
     /// A further token for an existing user (a second device, say).
     public func addToken(userName: String) async throws -> IssuedToken {
-        let time = now().timeIntervalSince1970
-        return try await writer.write { db in
-            guard let userID = try String.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [userName]) else {
-                throw AccountError("no user named '\(userName)'")
-            }
-            return try Self.issue(db, userID: userID, at: time)
-        }
+        let (token, secret) = newToken()
+        let userID = try await records.addToken(userName: userName, token: token)
+        return IssuedToken(userID: userID, tokenID: token.id, secret: secret)
     }
 
     public func users() async throws -> [User] {
-        try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT user.id, user.name, user.createdAt,
-                       (SELECT COUNT(*) FROM token WHERE token.userID = user.id AND revokedAt IS NULL) AS active
-                FROM user ORDER BY user.name
-                """).map { row in
-                User(id: row["id"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]), activeTokens: row["active"])
-            }
-        }
+        try await records.users()
     }
 
     /// Revokes a token by its id (the part after "pg_" and before the second "_", as `users add` printed it).
     /// - Returns: whether an active token had that id.
     public func revoke(tokenID: String) async throws -> Bool {
-        let time = now().timeIntervalSince1970
-        return try await writer.write { db in
-            try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [time, tokenID])
-            guard db.changesCount > 0 else { return false }
-            try db.execute(sql: "UPDATE tokenRevocations SET count = count + 1 WHERE id = 1")
-            return true
-        }
+        try await records.revoke(tokenID: tokenID, at: now().timeIntervalSince1970)
     }
 
     /// Whether `token` could be one of ours at all ("pg_…", at most 200 bytes): anything else is refused unread.
@@ -89,52 +65,38 @@ public struct AccountStore: Sendable {
     /// How many revocations there ever were: it only grows, so a change means a revocation since. One row, read
     /// in constant time however many tokens there are.
     func revocationCount() async throws -> Int {
-        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT count FROM tokenRevocations WHERE id = 1") ?? 0 }
+        try await records.revocationCount()
     }
 
     /// The user and token id of a token's SHA-256, or nil when it is unknown or revoked. Callers go through
     /// ``TokenCache``, which hashes the token and spares most calls this read.
     func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT userID, id FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
-                .map { ($0["userID"], $0["id"]) }
-        }
+        try await records.owner(ofTokenHash: hash)
     }
 
     /// A new secret calendar path for the user, replacing any earlier one (only its hash is kept).
     public func newCalendarLink(userID: String) async throws -> String {
         let secret = Self.randomHex(bytes: 24)
-        let time = now().timeIntervalSince1970
-        try await writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO calendarLink (userID, hash, createdAt) VALUES (?, ?, ?)",
-                           arguments: [userID, Self.sha256(secret), time])
-        }
+        try await records.setCalendarLink(userID: userID, hash: Self.sha256(secret), at: now().timeIntervalSince1970)
         return "/v1/calendar/\(secret).ics"
     }
 
     /// - Returns: whether the user had a link.
     public func revokeCalendarLink(userID: String) async throws -> Bool {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM calendarLink WHERE userID = ?", arguments: [userID])
-            return db.changesCount > 0
-        }
+        try await records.deleteCalendarLink(userID: userID)
     }
 
     /// The user a calendar secret belongs to, or nil.
     public func owner(ofCalendarSecret secret: String) async throws -> String? {
         guard secret.count == 48, secret.allSatisfy(\.isHexDigit) else { return nil }
-        let hash = Self.sha256(secret)
-        return try await writer.read { db in
-            try String.fetchOne(db, sql: "SELECT userID FROM calendarLink WHERE hash = ?", arguments: [hash])
-        }
+        return try await records.owner(ofCalendarHash: Self.sha256(secret))
     }
 
-    private static func issue(_ db: Database, userID: String, at time: Double) throws -> IssuedToken {
-        let tokenID = randomHex(bytes: 6)
-        let secret = "pg_\(tokenID)_\(randomHex(bytes: 24))"
-        try db.execute(sql: "INSERT INTO token (id, userID, hash, createdAt) VALUES (?, ?, ?, ?)",
-                       arguments: [tokenID, userID, sha256(secret), time])
-        return IssuedToken(userID: userID, tokenID: tokenID, secret: secret)
+    /// A new token to store and the secret to hand out once.
+    private func newToken() -> (StoredToken, String) {
+        let tokenID = Self.randomHex(bytes: 6)
+        let secret = "pg_\(tokenID)_\(Self.randomHex(bytes: 24))"
+        return (StoredToken(id: tokenID, hash: Self.sha256(secret), createdAt: now().timeIntervalSince1970), secret)
     }
 
     static func sha256(_ text: String) -> Data {

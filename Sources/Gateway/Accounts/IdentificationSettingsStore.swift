@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PlantGuideProtos
 import PlantGuideRPC
 
@@ -7,16 +6,12 @@ import PlantGuideRPC
 struct IdentificationSettingsStore: Sendable {
     typealias Settings = Plantguide_Gateway_V1_IdentificationSettings
 
-    let writer: any DatabaseWriter
+    let records: any GatewayRecords
 
     /// The person's settings; all unset for a new person.
     func settings(userID: String) async throws -> Settings {
-        try await writer.read { db in
-            guard let blob = try Data.fetchOne(db, sql: "SELECT message FROM identificationSettings WHERE userID = ?", arguments: [userID]) else {
-                return Settings()
-            }
-            return (try? Settings(serializedBytes: blob)) ?? Settings()
-        }
+        guard let blob = try await records.identificationSettings(userID: userID) else { return Settings() }
+        return (try? Settings(serializedBytes: blob)) ?? Settings()
     }
 
     /// - Throws: INVALID_ARGUMENT for a minimum confidence outside 0–1 or an unknown method.
@@ -27,16 +22,11 @@ struct IdentificationSettingsStore: Sendable {
         if case .UNRECOGNIZED = settings.method {
             throw RPCError.invalidArgument("identification.method", .unknownValue, "identification.method is not a known method")
         }
-        let blob = try settings.serializedData()
-        try await writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO identificationSettings (userID, message) VALUES (?, ?)", arguments: [userID, blob])
-        }
+        try await records.replaceIdentificationSettings(try settings.serializedData(), userID: userID)
     }
 
     /// Forgets the person's settings (all their data is being deleted).
     func forget(userID: String) async throws {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM identificationSettings WHERE userID = ?", arguments: [userID])
-        }
+        try await records.forgetIdentificationSettings(userID: userID)
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import PlantGuideProtos
+
+/// Where the gateway keeps its own state: SQLite (``SQLiteGateway``, the default) or PostgreSQL
+/// (``PostgresGateway``, for replicas). Users and tokens are a directory of everyone (a token is found by its hash);
+/// everything else is keyed by user. The stores above (``AccountStore``, ``HouseholdStore``,
+/// ``IdentificationSettingsStore``, ``PendingWork``) validate and shape; a backend reads and writes rows.
+public protocol GatewayRecords: Sendable {
+    // MARK: Users and tokens
+
+    /// Adds a user with a first token (only its hash).
+    /// - Throws: ``AccountError`` when the name is taken.
+    func addUser(id: String, name: String, token: StoredToken) async throws
+    /// Adds a token to the user named `userName`; returns the user's id.
+    /// - Throws: ``AccountError`` when there is no such user.
+    func addToken(userName: String, token: StoredToken) async throws -> String
+    /// Every user by name, with their tokens not revoked.
+    func users() async throws -> [AccountStore.User]
+    /// Revokes an active token; returns whether there was one.
+    func revoke(tokenID: String, at time: Double) async throws -> Bool
+    /// How many revocations there ever were (only grows).
+    func revocationCount() async throws -> Int
+    /// The user and token id of an active token's hash.
+    func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)?
+    /// Sets the user's calendar link (its hash), replacing an earlier one.
+    func setCalendarLink(userID: String, hash: Data, at time: Double) async throws
+    func deleteCalendarLink(userID: String) async throws -> Bool
+    func owner(ofCalendarHash hash: Data) async throws -> String?
+
+    // MARK: Households
+
+    /// Shares `ownerID`'s collection with the user named `memberName`, or changes its access; nil when there is no
+    /// such user.
+    /// - Throws: INVALID_ARGUMENT when the member is the owner.
+    func share(ownerID: String, memberName: String, readWrite: Bool, at time: Double) async throws -> Plantguide_Gateway_V1_Share?
+    func revokeShare(ownerID: String, memberName: String) async throws -> Bool
+    func shares(of userID: String) async throws -> (given: [Plantguide_Gateway_V1_Share], received: [Plantguide_Gateway_V1_Share])
+    func access(ownerName: String, memberID: String) async throws -> (ownerID: String, readWrite: Bool)?
+
+    // MARK: Identification settings
+
+    /// The stored IdentificationSettings message, if any.
+    func identificationSettings(userID: String) async throws -> Data?
+    func replaceIdentificationSettings(_ message: Data, userID: String) async throws
+    func forgetIdentificationSettings(userID: String) async throws
+
+    // MARK: Pending work
+
+    /// Records a deletion (unless recorded) and drops a pending care lookup of the plant.
+    func beginDeletion(_ deletion: PendingWork.Deletion, at time: Double) async throws
+    func finishDeletion(_ deletion: PendingWork.Deletion) async throws
+    /// Oldest first.
+    func deletions(limit: Int) async throws -> [PendingWork.Deletion]
+    /// Records a lookup, replacing one of the same plant.
+    func addCareLookup(_ lookup: PendingWork.CareLookup) async throws
+    /// Removes a lookup; false when it was gone already.
+    func finishCareLookup(userID: String, plantID: String) async throws -> Bool
+    /// Oldest first; only `userID`'s when given.
+    func careLookups(of userID: String?, limit: Int) async throws -> [PendingWork.CareLookup]
+    /// Drops every pending entry of the user.
+    func forgetPendingWork(userID: String) async throws
+}
+
+/// A token as stored: its id, its user, the SHA-256 of its secret, and when it was made.
+public struct StoredToken: Sendable {
+    public var id: String
+    public var hash: Data
+    public var createdAt: Double
+}

@@ -1,0 +1,243 @@
+import Foundation
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideStorage
+import PostgresNIO
+
+/// The gateway's state in PostgreSQL (``PostgresGatewaySchema``): several gateway replicas share it.
+public struct PostgresGateway: GatewayRecords {
+    let database: PostgresStorage
+
+    public init(_ database: PostgresStorage) {
+        self.database = database
+    }
+
+    /// Every migration of the gateway's schema, in order.
+    public static var migrations: [PostgresMigration] { PostgresGatewaySchema.migrations }
+
+    // MARK: Users and tokens
+
+    public func addUser(id: String, name: String, token: StoredToken) async throws {
+        try await database.write { session in
+            let added = try await session.count("""
+                INSERT INTO app_user (id, name, created_at) VALUES (\(id), \(name), \(token.createdAt)) ON CONFLICT (name) DO NOTHING RETURNING 1
+                """)
+            guard added > 0 else { throw AccountError("a user named '\(name)' exists already") }
+            try await Self.insert(session, token, userID: id)
+        }
+    }
+
+    public func addToken(userName: String, token: StoredToken) async throws -> String {
+        try await database.write { session in
+            guard let userID = try await Self.userID(session, name: userName) else { throw AccountError("no user named '\(userName)'") }
+            try await Self.insert(session, token, userID: userID)
+            return userID
+        }
+    }
+
+    private static func insert(_ session: PostgresSession, _ token: StoredToken, userID: String) async throws {
+        try await session.query("""
+            INSERT INTO token (id, user_id, hash, created_at) VALUES (\(token.id), \(userID), \(token.hash), \(token.createdAt))
+            """)
+    }
+
+    private static func userID(_ session: PostgresSession, name: String) async throws -> String? {
+        let ids: [String] = try await session.all("SELECT id FROM app_user WHERE name = \(name)", as: String.self)
+        return ids.first
+    }
+
+    public func users() async throws -> [AccountStore.User] {
+        try await database.read { session in
+            try await session.all("""
+                SELECT app_user.id, app_user.name, app_user.created_at,
+                       (SELECT count(*) FROM token WHERE token.user_id = app_user.id AND revoked_at IS NULL)
+                FROM app_user ORDER BY app_user.name
+                """, as: (String, String, Double, Int).self).map {
+                AccountStore.User(id: $0.0, name: $0.1, createdAt: Date(timeIntervalSince1970: $0.2), activeTokens: $0.3)
+            }
+        }
+    }
+
+    public func revoke(tokenID: String, at time: Double) async throws -> Bool {
+        try await database.write { session in
+            guard try await session.count("UPDATE token SET revoked_at = \(time) WHERE id = \(tokenID) AND revoked_at IS NULL RETURNING 1") > 0 else {
+                return false
+            }
+            try await session.query("UPDATE token_revocations SET count = count + 1 WHERE id = 1")
+            return true
+        }
+    }
+
+    public func revocationCount() async throws -> Int {
+        try await database.read { session in
+            let counts: [Int] = try await session.all("SELECT count FROM token_revocations WHERE id = 1", as: Int.self)
+            return counts.first ?? 0
+        }
+    }
+
+    public func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
+        try await database.read { session in
+            try await session.all("SELECT user_id, id FROM token WHERE hash = \(hash) AND revoked_at IS NULL", as: (String, String).self).first
+                .map { (userID: $0.0, tokenID: $0.1) }
+        }
+    }
+
+    public func setCalendarLink(userID: String, hash: Data, at time: Double) async throws {
+        _ = try await database.write { session in
+            try await session.query("""
+                INSERT INTO calendar_link (user_id, hash, created_at) VALUES (\(userID), \(hash), \(time))
+                ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at
+                """)
+        }
+    }
+
+    public func deleteCalendarLink(userID: String) async throws -> Bool {
+        try await database.write { session in try await session.count("DELETE FROM calendar_link WHERE user_id = \(userID) RETURNING 1") > 0 }
+    }
+
+    public func owner(ofCalendarHash hash: Data) async throws -> String? {
+        try await database.read { session in
+            let owners: [String] = try await session.all("SELECT user_id FROM calendar_link WHERE hash = \(hash)", as: String.self)
+            return owners.first
+        }
+    }
+
+    // MARK: Households
+
+    public func share(ownerID: String, memberName: String, readWrite: Bool, at time: Double) async throws -> Plantguide_Gateway_V1_Share? {
+        try await database.write { session in
+            guard let memberID = try await Self.userID(session, name: memberName) else { return nil }
+            try HouseholdStore.refuseSelfShare(ownerID: ownerID, memberID: memberID)
+            try await session.query("""
+                INSERT INTO share (owner_id, member_id, read_write, created_at) VALUES (\(ownerID), \(memberID), \(readWrite), \(time))
+                ON CONFLICT (owner_id, member_id) DO UPDATE SET read_write = excluded.read_write
+                """)
+            return try await Self.shares(session, owner: ownerID, member: memberID).first
+        }
+    }
+
+    public func revokeShare(ownerID: String, memberName: String) async throws -> Bool {
+        try await database.write { session in
+            try await session.count("""
+                DELETE FROM share WHERE owner_id = \(ownerID) AND member_id = (SELECT id FROM app_user WHERE name = \(memberName)) RETURNING 1
+                """) > 0
+        }
+    }
+
+    public func shares(of userID: String) async throws -> (given: [Plantguide_Gateway_V1_Share], received: [Plantguide_Gateway_V1_Share]) {
+        try await database.read { session in
+            (try await Self.shares(session, owner: userID, member: nil), try await Self.shares(session, owner: nil, member: userID))
+        }
+    }
+
+    public func access(ownerName: String, memberID: String) async throws -> (ownerID: String, readWrite: Bool)? {
+        try await database.read { session in
+            try await session.all("""
+                SELECT share.owner_id, share.read_write FROM share JOIN app_user ON app_user.id = share.owner_id
+                WHERE app_user.name = \(ownerName) AND share.member_id = \(memberID)
+                """, as: (String, Bool).self).first.map { (ownerID: $0.0, readWrite: $0.1) }
+        }
+    }
+
+    /// Shares by owner, by member, or both, by owner and member name.
+    private static func shares(_ session: PostgresSession, owner: String?, member: String?) async throws -> [Plantguide_Gateway_V1_Share] {
+        try await session.all("""
+            SELECT owner.name, member.name, share.read_write, share.created_at
+            FROM share JOIN app_user AS owner ON owner.id = share.owner_id JOIN app_user AS member ON member.id = share.member_id
+            WHERE (\(owner)::text IS NULL OR share.owner_id = \(owner)) AND (\(member)::text IS NULL OR share.member_id = \(member))
+            ORDER BY owner.name, member.name
+            """, as: (String, String, Bool, Double).self).map {
+            HouseholdStore.share(owner: $0.0, member: $0.1, readWrite: $0.2, createdAt: $0.3)
+        }
+    }
+
+    // MARK: Identification settings
+
+    public func identificationSettings(userID: String) async throws -> Data? {
+        try await database.read { session in
+            let messages: [Data] = try await session.all("SELECT message FROM identification_settings WHERE user_id = \(userID)", as: Data.self)
+            return messages.first
+        }
+    }
+
+    public func replaceIdentificationSettings(_ message: Data, userID: String) async throws {
+        _ = try await database.write { session in
+            try await session.query("""
+                INSERT INTO identification_settings (user_id, message) VALUES (\(userID), \(message))
+                ON CONFLICT (user_id) DO UPDATE SET message = excluded.message
+                """)
+        }
+    }
+
+    public func forgetIdentificationSettings(userID: String) async throws {
+        _ = try await database.write { session in try await session.query("DELETE FROM identification_settings WHERE user_id = \(userID)") }
+    }
+
+    // MARK: Pending work
+
+    public func beginDeletion(_ deletion: PendingWork.Deletion, at time: Double) async throws {
+        _ = try await database.write { session in
+            try await session.query("DELETE FROM pending_care WHERE user_id = \(deletion.userID) AND plant_id = \(deletion.plantID)")
+            try await session.query("""
+                INSERT INTO pending_deletion (user_id, plant_id, since) VALUES (\(deletion.userID), \(deletion.plantID), \(time))
+                ON CONFLICT (user_id, plant_id) DO NOTHING
+                """)
+        }
+    }
+
+    public func finishDeletion(_ deletion: PendingWork.Deletion) async throws {
+        _ = try await database.write { session in
+            try await session.query("DELETE FROM pending_deletion WHERE user_id = \(deletion.userID) AND plant_id = \(deletion.plantID)")
+        }
+    }
+
+    public func deletions(limit: Int) async throws -> [PendingWork.Deletion] {
+        try await database.read { session in
+            try await session.all("SELECT user_id, plant_id FROM pending_deletion ORDER BY since LIMIT \(limit)", as: (String, String).self)
+                .map { PendingWork.Deletion(userID: $0.0, plantID: $0.1) }
+        }
+    }
+
+    public func addCareLookup(_ lookup: PendingWork.CareLookup) async throws {
+        _ = try await database.write { session in
+            try await session.query("""
+                INSERT INTO pending_care (user_id, plant_id, scientific_name, plant_name, include_repotting, include_pruning, since)
+                VALUES (\(lookup.userID), \(lookup.plantID), \(lookup.scientificName), \(lookup.plantName), \(lookup.includeRepotting),
+                        \(lookup.includePruning), \(lookup.since.timeIntervalSince1970))
+                ON CONFLICT (user_id, plant_id) DO UPDATE SET scientific_name = excluded.scientific_name, plant_name = excluded.plant_name,
+                    include_repotting = excluded.include_repotting, include_pruning = excluded.include_pruning, since = excluded.since
+                """)
+        }
+    }
+
+    public func finishCareLookup(userID: String, plantID: String) async throws -> Bool {
+        try await database.write { session in
+            try await session.count("DELETE FROM pending_care WHERE user_id = \(userID) AND plant_id = \(plantID) RETURNING 1") > 0
+        }
+    }
+
+    public func careLookups(of userID: String?, limit: Int) async throws -> [PendingWork.CareLookup] {
+        try await database.read { session in
+            let columns = "user_id, plant_id, scientific_name, plant_name, include_repotting, include_pruning, since"
+            let types = (String, String, String, String, Bool, Bool, Double).self
+            let found = if let userID {
+                try await session.all("""
+                    SELECT \(unescaped: columns) FROM pending_care WHERE user_id = \(userID) ORDER BY since LIMIT \(limit)
+                    """, as: types)
+            } else {
+                try await session.all("SELECT \(unescaped: columns) FROM pending_care ORDER BY since LIMIT \(limit)", as: types)
+            }
+            return found.map {
+                PendingWork.CareLookup(userID: $0.0, plantID: $0.1, scientificName: $0.2, plantName: $0.3, includeRepotting: $0.4,
+                                       includePruning: $0.5, since: Date(timeIntervalSince1970: $0.6))
+            }
+        }
+    }
+
+    public func forgetPendingWork(userID: String) async throws {
+        _ = try await database.write { session in
+            try await session.query("DELETE FROM pending_care WHERE user_id = \(userID)")
+            try await session.query("DELETE FROM pending_deletion WHERE user_id = \(userID)")
+        }
+    }
+}
