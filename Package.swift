@@ -136,6 +136,7 @@ let package = Package(
                 "PlantGuideCore",
                 "PlantGuideImaging",
                 "PlantGuideInference",
+                "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -9,7 +9,10 @@ It checks, and exits 1 when one fails:
 - the services agree at the end: no deleted plant has tasks left, and every plant has its schedule (care lookups
   and deletions the outages left pending are finished by the gateway).
 
-Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N]   (Scripts/chaos builds and calls it)
+With --postgres, care data, collection, scheduling and the gateway keep their state in a throwaway PostgreSQL
+(schemas of their own), which stays up while they are killed.
+
+Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N] [--postgres]   (Scripts/chaos builds and calls it)
 """
 import random
 import shutil
@@ -18,7 +21,7 @@ import tempfile
 import threading
 import time
 
-from plantguide_stack import SERVICES, Client, Loops, Stack
+from plantguide_stack import SERVICES, Client, Loops, Stack, throwaway_postgres
 
 DEADLINE = 2.0
 RECOVERY = 2.0
@@ -103,7 +106,8 @@ def main():
     down = float(args[args.index("--down") + 1]) if "--down" in args else 2.0
     workers = int(args[args.index("--workers") + 1]) if "--workers" in args else 4
     root = tempfile.mkdtemp(prefix="plantguide-chaos-")
-    stack = Stack(bin_dir, root)
+    stack = Stack(bin_dir, root, databases=throwaway_postgres() if "--postgres" in args else None)
+    print("storage: %s" % ("PostgreSQL" if "--postgres" in args else "SQLite"))
     failures = []
     rows = []
     try:

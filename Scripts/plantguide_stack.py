@@ -4,7 +4,8 @@ services and the gateway, each restartable on its address and data, and a small 
 By default every process listens on 127.0.0.1. `hosts` puts a service on another address and `launcher` prefixes
 its command (for instance `ip netns exec HOST`), so that the same stack runs spread over network namespaces.
 `replicas` runs more instances of a stateless service (the gateway spreads its calls over them), `options` adds
-command-line options per service, and `environment` overrides the defaults (no model, no external APIs).
+command-line options per service, `environment` overrides the defaults (no model, no external APIs), and
+`databases` gives the stateful processes a PostgreSQL each (see `throwaway_postgres`) instead of SQLite.
 """
 import json
 import os
@@ -16,6 +17,18 @@ import urllib.error
 import urllib.request
 
 SERVICES = ["identification", "caredata", "collection", "scheduling", "gateway"]
+STATEFUL = ["caredata", "collection", "scheduling", "gateway"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def throwaway_postgres():
+    """Starts a throwaway PostgreSQL (Scripts/postgres-throwaway, stopped when this process ends) and returns the
+    environment of each stateful process: the server's URL and password, and a schema of its own."""
+    script = os.path.join(ROOT, "Scripts", "postgres-throwaway")
+    url, password, _ = subprocess.run([script, "start", "--watch", str(os.getpid())], check=True, capture_output=True,
+                                      text=True).stdout.split()
+    return {name: {"PLANTGUIDE_DATABASE_URL": url, "PLANTGUIDE_DATABASE_PASSWORD": password, "PLANTGUIDE_DATABASE_SCHEMA": name}
+            for name in STATEFUL}
 
 
 def free_port():
@@ -27,13 +40,14 @@ def free_port():
 class Stack:
     """The four services and the gateway as processes; logs and data under `root`."""
 
-    def __init__(self, bin_dir, root, hosts=None, launcher=None, replicas=None, options=None, environment=None):
+    def __init__(self, bin_dir, root, hosts=None, launcher=None, replicas=None, options=None, environment=None, databases=None):
         self.bin = bin_dir
         self.root = root
         self.hosts = hosts or {}
         self.launcher = launcher or (lambda name: [])
         self.options = options or {}
         self.environment = environment or {}
+        self.databases = databases or {}
         self.ports = {name: [free_port() for _ in range((replicas or {}).get(name, 1))] for name in SERVICES}
         self.http_port = free_port()
         self.reminders = "tcp://%s:%d" % (self.host("scheduling"), free_port())
@@ -66,6 +80,7 @@ class Stack:
         environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
                            PLANTGUIDE_REMINDERS_BIND=self.reminders)
         environment.update(self.environment)
+        environment.update(self.databases.get(name, {}))
         log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
         self.processes[name] = [subprocess.Popen(self.command(name, replica), env=environment, stdout=log, stderr=log)
                                 for replica in range(len(self.ports[name]))]
@@ -82,7 +97,8 @@ class Stack:
     def add_user(self, name):
         """Makes a gateway user and returns its token."""
         return subprocess.run([os.path.join(self.bin, "plantguide-gateway"), "users", "add", name, "--token-only", "--data",
-                               os.path.join(self.root, "gateway")], check=True, capture_output=True, text=True).stdout.strip()
+                               os.path.join(self.root, "gateway")], env=dict(os.environ, **self.databases.get("gateway", {})),
+                              check=True, capture_output=True, text=True).stdout.strip()
 
     def kill(self, name):
         for process in self.processes[name]:

@@ -17,7 +17,7 @@ struct GatewayServiceCommand: AsyncParsableCommand {
             Without a subcommand it serves (see `plantguide-gateway serve --help`). Make a user and its token with \
             `plantguide-gateway users add NAME` (same --data folder), then call with "authorization: Bearer <token>".
             """,
-        subcommands: [Serve.self, Users.self, Tokens.self],
+        subcommands: [Serve.self, Users.self, Tokens.self, CopyData.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -244,5 +244,45 @@ struct Tokens: AsyncParsableCommand {
             }
             print("token \(id) revoked")
         }
+    }
+}
+
+/// `plantguide-gateway copy-data`: a SQLite deployment's accounts, shares, settings and pending work into PostgreSQL.
+struct CopyData: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy-data",
+        abstract: "Copy the gateway's state of a SQLite data folder into PostgreSQL, and prove the copy.",
+        discussion: """
+            Reads <from>/gateway.sqlite and writes every user, token (their hashes), calendar link, share, \
+            identification setting and pending deletion or care lookup into the PostgreSQL that --to names (the \
+            password from PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), in one transaction, \
+            replacing rows of the same key, so running it again is harmless. Then compares the two table by table \
+            and prints the counts and a SHA-256 of each side; exits 1 when a row is missing or different. Stop the \
+            gateway first.
+            """)
+
+    @Option(help: ArgumentHelp("The SQLite deployment's gateway folder (holding gateway.sqlite).", valueName: "folder"))
+    var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
+    var to: String
+    @Option(help: ArgumentHelp("The schema to copy into. Default: gateway.", valueName: "name"))
+    var schema = "gateway"
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: from)
+        let path = folder.appendingPathComponent("gateway.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no gateway data at \(path)") }
+        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
+        var logger = Logger(label: "plantguide-gateway")
+        logger.logLevel = .warning
+        let source = try SQLiteGateway.open(folder: folder)
+        let database = try await PostgresStorage.open(settings, migrations: PostgresGateway.migrations, logger: logger, startupWait: .seconds(5))
+        defer { Task { await database.close() } }
+        print("copying \(path) into \(settings)")
+        let checks = try await GatewayCopy.copy(from: source, to: PostgresGateway(database))
+        for check in checks { print(check) }
+        await database.close()
+        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
+        print("done: every row is in PostgreSQL, unchanged")
     }
 }

@@ -13,7 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmark the PlantGuide RPC layer (used by Scripts/bench rpc).",
         subcommands: [
             Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self, ScheduleBench.self, DueQueryBench.self,
-            InferenceBench.self, IdentifyBench.self, PhotoCommand.self, HTTPLoad.self, AppMixLoad.self, GrowthBench.self,
+            InferenceBench.self, IdentifyBench.self, PhotoCommand.self, HTTPLoad.self, AppMixLoad.self, GrowthBench.self, StorageBench.self,
         ])
 }
 

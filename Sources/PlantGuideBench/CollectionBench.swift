@@ -25,6 +25,24 @@ struct SeedCollection: AsyncParsableCommand {
     ]
     static let locations = ["Kitchen", "Living room", "Bedroom", "Balcony", "Garden bed 1", "Garden bed 2", "Office", "Hall"]
 
+    /// Plant `index` of user number `user`: species, names, locations and notes varied as in a real collection.
+    static func plant(_ index: Int, user: Int) -> Plantguide_Collection_V1_Plant {
+        let (scientific, common, family) = species[(index * 7 + user) % species.count]
+        return .with {
+            $0.id = "p\(index)"
+            $0.scientificName = scientific
+            $0.commonNames = [common]
+            $0.family = family
+            $0.genus = String(scientific.prefix { $0 != " " })
+            $0.customName = index % 5 == 0 ? "\(common) \(index)" : ""
+            $0.location = locations[index % locations.count]
+            $0.notes = index % 3 == 0 ? "repotted in spring, water \(index % 4 + 1) times a week" : ""
+            $0.favorite = index % 11 == 0
+            $0.identificationSource = .init(rawValue: index % 5) ?? .unspecified
+            $0.addedAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: 1_780_000_000 + Double(index * 3_600)))
+        }
+    }
+
     func run() async throws {
         var configuration = RPCClientConfiguration()
         configuration.maxMessageSize = 64 << 20
@@ -34,23 +52,7 @@ struct SeedCollection: AsyncParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         for user in 0..<users {
-            var list: [Plantguide_Collection_V1_Plant] = []
-            for index in 0..<plants {
-                let (scientific, common, family) = Self.species[(index * 7 + user) % Self.species.count]
-                list.append(.with {
-                    $0.id = "p\(index)"
-                    $0.scientificName = scientific
-                    $0.commonNames = [common]
-                    $0.family = family
-                    $0.genus = String(scientific.prefix { $0 != " " })
-                    $0.customName = index % 5 == 0 ? "\(common) \(index)" : ""
-                    $0.location = Self.locations[index % Self.locations.count]
-                    $0.notes = index % 3 == 0 ? "repotted in spring, water \(index % 4 + 1) times a week" : ""
-                    $0.favorite = index % 11 == 0
-                    $0.identificationSource = .init(rawValue: index % 5) ?? .unspecified
-                    $0.addedAt = Google_Protobuf_Timestamp(date: Date(timeIntervalSince1970: 1_780_000_000 + Double(index * 3_600)))
-                })
-            }
+            let list = (0..<plants).map { Self.plant($0, user: user) }
             let reply = try await client.call(
                 Plantguide_Collection_V1_CollectionService.importCollection,
                 .with { $0.archive = try! CollectionArchiver.archive(of: list) },

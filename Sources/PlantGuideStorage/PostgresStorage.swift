@@ -35,6 +35,8 @@ public final class PostgresStorage: Sendable {
     let logger: Logger
     /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE.
     let operationTimeout: Duration
+    /// How long the server may give no answer at all before it counts as gone.
+    let outageAfter: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let reachable = Atomic<Bool>(true)
     /// Probes in a row that got no answer.
@@ -45,7 +47,8 @@ public final class PostgresStorage: Sendable {
     private let probeConnection = Mutex<PostgresConnection?>(nil)
     private let probeConfiguration: PostgresConnection.Configuration
 
-    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, observer: (@Sendable (PostgresQuery) -> Void)?) throws {
+    private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, outageAfter: Duration,
+                 observer: (@Sendable (PostgresQuery) -> Void)?) throws {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: Self.tls(settings.tls))
@@ -61,19 +64,25 @@ public final class PostgresStorage: Sendable {
         self.settings = settings
         self.logger = logger
         self.operationTimeout = operationTimeout
+        self.outageAfter = outageAfter
         self.observer = observer
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
     /// Starts the pool, waits up to `startupWait` for the server, and brings the service's schema up to date. N
     /// replicas starting together migrate once: each takes an advisory lock named after the schema first.
-    /// - Parameter observer: told every statement the stores run through ``read(_:)`` and ``write(_:)`` (the
-    ///   query plan tests use it).
+    /// - Parameters:
+    ///   - operationTimeout: how long a call may take before it fails UNAVAILABLE.
+    ///   - outageAfter: how long the server may answer nothing at all (probes and calls) before it counts as gone.
+    ///   - observer: told every statement the stores run through ``read(_:)`` and ``write(_:)`` (the query plan
+    ///     tests use it).
     public static func open(
         _ settings: PostgresSettings, migrations: [PostgresMigration], logger: Logger,
-        startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5), observer: (@Sendable (PostgresQuery) -> Void)? = nil
+        startupWait: Duration = .seconds(30), operationTimeout: Duration = .seconds(5), outageAfter: Duration = .seconds(2),
+        observer: (@Sendable (PostgresQuery) -> Void)? = nil
     ) async throws -> PostgresStorage {
-        let database = try PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout, observer: observer)
+        let database = try PostgresStorage(settings: settings, logger: logger, operationTimeout: operationTimeout, outageAfter: outageAfter,
+                                           observer: observer)
         database.start()
         let clock = ContinuousClock()
         let deadline = clock.now + startupWait
@@ -133,7 +142,7 @@ public final class PostgresStorage: Sendable {
 
     /// Asks the server every quarter second, on a connection of the probe's own. The store becomes unreachable
     /// (calls fail at once, health says NOT_SERVING) when two probes in a row got no answer within 0.75 s and
-    /// nothing else answered for 2 s either, so that a machine too busy to answer a probe promptly, while calls
+    /// nothing else answered for `outageAfter` (2 s by default) either, so that a machine too busy to answer a probe promptly, while calls
     /// still complete, is not taken for an outage. An outage is so noticed within about 2 s; the first answer
     /// ends it.
     private func probe() async {
@@ -141,8 +150,8 @@ public final class PostgresStorage: Sendable {
         guard !Task.isCancelled else { return }
         if answered { noteAnswer() }
         let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
-        let silentFor = Double(DispatchTime.now().uptimeNanoseconds &- lastAnswer.load(ordering: .relaxed)) / 1e9
-        guard answered || (unanswered >= 2 && silentFor >= 2) else { return }
+        let silentFor = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- lastAnswer.load(ordering: .relaxed)))
+        guard answered || (unanswered >= 2 && silentFor >= outageAfter) else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }

@@ -23,7 +23,7 @@ final class CareCacheFixture: Sendable {
     /// A cache over the fixture's store, and the PostgreSQL store under it (nil on SQLite).
     func open() async throws -> (cache: CareCache, database: PostgresStorage?) {
         guard let settings else { return (try CareCache(path: folder.appendingPathComponent("caredata.sqlite").path), nil) }
-        let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: Logger(label: "test"))
+        let database = try await TestPostgres.open(settings, migrations: PostgresCareEntries.migrations)
         opened.withLock { $0.append(database) }
         return (CareCache(entries: PostgresCareEntries(database)), database)
     }

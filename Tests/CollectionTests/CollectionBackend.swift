@@ -28,7 +28,7 @@ final class CollectionBackend: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         guard let settings else { return (try SQLiteCollection.open(folder: folder, logger: logger), nil) }
-        let database = try await PostgresStorage.open(settings, migrations: PostgresCollection.migrations, logger: logger)
+        let database = try await TestPostgres.open(settings, migrations: PostgresCollection.migrations, logger: logger)
         opened.withLock { $0.append(database) }
         return (PostgresCollection(database), database)
     }
@@ -51,7 +51,7 @@ final class CollectionBackend: Sendable {
             let files = (enumerator?.allObjects as? [URL] ?? []).filter { !$0.hasDirectoryPath }
             return Set(files.map { $0.lastPathComponent.prefix(64) }).count
         }
-        let database = try await PostgresStorage.open(settings, migrations: PostgresCollection.migrations, logger: Logger(label: "test"))
+        let database = try await TestPostgres.open(settings, migrations: PostgresCollection.migrations)
         opened.withLock { $0.append(database) }
         return try await database.read { session in try await session.all("SELECT count(*) FROM photo", as: Int.self).first ?? 0 }
     }

@@ -12,7 +12,7 @@ struct PostgresStorageTests {
     func saturatedPoolIsNotAnOutage() async throws {
         var settings = try await TestPostgres.settings()
         settings.poolSize = 2
-        let storage = try await PostgresStorage.open(settings, migrations: [], logger: Logger(label: "test"))
+        let storage = try await TestPostgres.open(settings, migrations: [])
         let sawUnreachable = Atomic<Bool>(false)
         let watching = Task {
             while !Task.isCancelled {

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import PlantGuideStorage
 import Synchronization
 import Testing
@@ -16,6 +18,25 @@ public enum TestPostgres {
         public func environment(schema: String) -> [String: String] {
             ["PLANTGUIDE_DATABASE_URL": url, "PLANTGUIDE_DATABASE_PASSWORD": password, "PLANTGUIDE_DATABASE_SCHEMA": schema]
         }
+    }
+
+    /// How long a test's database call may take before it fails UNAVAILABLE: far beyond the services' 5 s, because
+    /// the whole suite shares two cores and a call may wait seconds for one while every test runs. Tests of
+    /// outages rely on the probe, which notices a stopped server within about 2 s, not on this.
+    public static let operationTimeout = Duration.seconds(60)
+
+    /// How long the test server may answer nothing before an in-process store takes it for gone: the services' 2 s
+    /// is measured by the outage tests, against service processes; in-process, a moment with every test starting
+    /// processes at once must not look like an outage.
+    public static let outageAfter = Duration.seconds(20)
+
+    /// A store over `settings` with the tests' patience (``operationTimeout``, ``outageAfter``).
+    public static func open(
+        _ settings: PostgresSettings, migrations: [PostgresMigration], logger: Logger = Logger(label: "test"),
+        observer: (@Sendable (PostgresQuery) -> Void)? = nil
+    ) async throws -> PostgresStorage {
+        try await PostgresStorage.open(settings, migrations: migrations, logger: logger, operationTimeout: operationTimeout,
+                                       outageAfter: outageAfter, observer: observer)
     }
 
     /// A schema name no other test uses.

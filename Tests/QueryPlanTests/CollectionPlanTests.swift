@@ -135,8 +135,7 @@ struct CollectionPostgresPlanTests {
     @Test("PostgreSQL: no statement of plants, search, photos, history, journal and archives reads a table sequentially")
     func everyStatement() async throws {
         let audit = PostgresPlanAudit()
-        let storage = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresCollection.migrations,
-                                                     logger: Logger(label: "test"), observer: audit.observer)
+        let storage = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresCollection.migrations, observer: audit.observer)
         let records = PostgresCollection(storage)
         try await CollectionPlanTests.seedOthers(.init(records))
 

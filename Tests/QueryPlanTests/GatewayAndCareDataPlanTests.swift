@@ -138,8 +138,7 @@ struct PostgresPlanTests {
     @Test("every statement of the care-data cache on PostgreSQL uses an index")
     func careData() async throws {
         let audit = PostgresPlanAudit()
-        let storage = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresCareEntries.migrations,
-                                                     logger: Logger(label: "test"), observer: audit.observer)
+        let storage = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresCareEntries.migrations, observer: audit.observer)
         let cache = CareCache(entries: PostgresCareEntries(storage), memoryCapacity: 1)
         let care = CareInfo(scientificName: "Monstera deliciosa", source: .trefle, fetchedAt: Date())
         for index in 0..<500 {
@@ -173,8 +172,7 @@ struct GatewayPostgresPlanTests {
     @Test("PostgreSQL: no statement of accounts, tokens, calendar links, shares, settings and pending work reads a table sequentially")
     func gateway() async throws {
         let audit = PostgresPlanAudit()
-        let storage = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations,
-                                                     logger: Logger(label: "test"), observer: audit.observer)
+        let storage = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations, observer: audit.observer)
         let stores = GatewayAndCareDataPlanTests.GatewayStores(PostgresGateway(storage))
         try await GatewayAndCareDataPlanTests.seedGateway(stores)
 

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The PostgreSQL half of ``QueryPlanAudit``: records every statement a store runs through ``PostgresStorage`` and
 /// checks PostgreSQL's generic plan of each (the plan for any parameter values: `plan_cache_mode =
-/// force_generic_plan`) with sequential scans priced out (`enable_seqscan = off`), after `ANALYZE`. A statement
+/// force_generic_plan`) with sequential scans priced out (`enable_seqscan = off`), after `ANALYZE` of the schema's tables. A statement
 /// whose plan still reads a table sequentially has no index to use. Statements that have no plan (`SET`) are left out.
 final class PostgresPlanAudit: Sendable {
     private let recorded = Mutex<(on: Bool, statements: [(sql: String, parameters: Int)])>((false, []))
@@ -38,7 +38,9 @@ final class PostgresPlanAudit: Sendable {
             return plannable.contains(verb) && !allowed.keys.contains { QueryPlanAudit.matches(statement.sql, $0) }
         }
         return try await storage.write { session in
-            try await session.query("ANALYZE")
+            // This schema's tables only: a database-wide ANALYZE would read every other test's tables too.
+            let tables: [String] = try await session.all("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()", as: String.self)
+            for table in tables { try await session.query(PostgresQuery(unsafeSQL: "ANALYZE \"\(table)\"")) }
             try await session.query("SET LOCAL plan_cache_mode = force_generic_plan")
             try await session.query("SET LOCAL enable_seqscan = off")
             var findings: [QueryPlanAudit.Finding] = []

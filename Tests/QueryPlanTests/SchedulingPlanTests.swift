@@ -118,8 +118,7 @@ struct SchedulingPostgresPlanTests {
     @Test("PostgreSQL: no statement of the scheduling store and the reminder dispatcher reads a table sequentially")
     func everyStatement() async throws {
         let audit = PostgresPlanAudit()
-        let storage = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations,
-                                                     logger: Logger(label: "test"), observer: audit.observer)
+        let storage = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations, observer: audit.observer)
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))
         let records = PostgresScheduling(storage)
         let store = SchedulingStore(records: records, now: { clock.now })

@@ -26,7 +26,7 @@ final class SchedulingBackend: Sendable {
             let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
             opened = (SQLiteScheduling(writer: database), database, nil)
         case .postgres:
-            let database = try await PostgresStorage.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations, logger: logger)
+            let database = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations)
             opened = (PostgresScheduling(database), nil, database)
         }
     }

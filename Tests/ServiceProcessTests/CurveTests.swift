@@ -6,7 +6,7 @@ import Testing
 
 /// CurveZMQ between the gateway and the services, with real processes: keys from `plantguide keys generate`, a
 /// service that lets in only its allowed client keys, and a whole stack running encrypted.
-@Suite("CurveZMQ", .serialized, .cleansUp)
+@Suite("CurveZMQ", .serialized, .wholeStack, .cleansUp)
 struct CurveTests {
     @Test("keys generate writes a secret readable by its owner only; a curve service refuses unknown and plain clients")
     func allowList() async throws {

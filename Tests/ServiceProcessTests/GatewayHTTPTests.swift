@@ -4,7 +4,7 @@ import PlantGuideTestSupport
 import Testing
 
 /// The gateway's HTTP/JSON front, transcoded from the google.api.http bindings, over a real stack.
-@Suite("Gateway over HTTP/JSON", .serialized, .cleansUp)
+@Suite("Gateway over HTTP/JSON", .serialized, .wholeStack, .cleansUp)
 struct GatewayHTTPTests {
     private let http = CurlHTTPClient()
 
@@ -30,7 +30,8 @@ struct GatewayHTTPTests {
         Issue.record("the HTTP front did not come up")
     }
 
-    @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses", arguments: TestBackend.allCases)
+    @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses",
+          arguments: TestBackend.allCases)
     func journey(backend: TestBackend) async throws {
         let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")

@@ -6,7 +6,7 @@ import Testing
 
 /// Shared households through the gateway, all five executables as real processes: who may read and write a
 /// collection shared with them, and what a share never opens.
-@Suite("Gateway households", .serialized, .cleansUp)
+@Suite("Gateway households", .serialized, .wholeStack, .cleansUp)
 struct GatewayHouseholdTests {
     typealias Gateway = Plantguide_Gateway_V1_GatewayService
     typealias Stack = GatewayJourneyTests.Stack

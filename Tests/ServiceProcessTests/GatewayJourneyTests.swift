@@ -6,7 +6,7 @@ import Testing
 
 /// The gateway over the four services, all five as real processes on loopback, called over RPC as an app's
 /// backend would: accounts, the save-find-complete-delete journey, other users, and services going down.
-@Suite("Gateway journeys", .serialized, .cleansUp)
+@Suite("Gateway journeys", .serialized, .wholeStack, .cleansUp)
 struct GatewayJourneyTests {
     typealias Gateway = Plantguide_Gateway_V1_GatewayService
 
@@ -24,11 +24,14 @@ struct GatewayJourneyTests {
         /// `serviceExtra` is added to the four services' environment; `serviceClient` is how the health checks that
         /// wait for them connect (with CurveZMQ keys when the services require them). On `.postgres`, care data,
         /// collection, scheduling and the gateway keep their state in schemas of their own on the test PostgreSQL.
-        init(_ backend: TestBackend = .sqlite, gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:],
+        /// `databases` gives the PostgreSQL environment of each stateful process (by service name) instead of new
+        /// schemas.
+        init(_ backend: TestBackend = .sqlite, databases given: [String: [String: String]]? = nil,
+             gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:],
              serviceClient: RPCClientConfiguration = .init()) async throws {
-            var databases: [String: [String: String]] = [:]
-            if backend == .postgres {
-                for name in ["caredata", "collection", "scheduling", "gateway"] { databases[name] = try await TestPostgres.environment() }
+            var databases: [String: [String: String]] = given ?? [:]
+            if backend == .postgres && given == nil {
+                for name in Self.statefulProcesses { databases[name] = try await TestPostgres.environment() }
             }
             self.databases = databases
             let answer = try Fixtures.plantnet("identify-hibiscus")
@@ -60,6 +63,8 @@ struct GatewayJourneyTests {
         }
 
         private let gatewayEnvironment: [String: String]
+        /// The processes that keep state: each has a database of its own on PostgreSQL.
+        static let statefulProcesses = ["caredata", "collection", "scheduling", "gateway"]
         /// The PostgreSQL environment of each stateful process, by service name (none on SQLite).
         let databases: [String: [String: String]]
 
@@ -294,7 +299,8 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
-    @Test("scheduling down during a delete: UNAVAILABLE at once; the gateway is killed -9 too; the deletion finishes once both are back", arguments: TestBackend.allCases)
+    @Test("scheduling down during a delete: UNAVAILABLE at once; the gateway is killed -9 too; the deletion finishes once both are back",
+          arguments: TestBackend.allCases)
     func deleteWhileSchedulingDown(backend: TestBackend) async throws {
         let stack = try await Stack(backend)
         let token = try await stack.token(for: "ana")

@@ -243,7 +243,7 @@ struct ServiceProcessTests {
             #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_BIND") && serve.contains("--max-batch"))
         } else if executable == "plantguide-gateway" {
             // Serving is the default subcommand; users and tokens manage the accounts.
-            #expect(output.contains("serve") && output.contains("users") && output.contains("tokens"))
+            #expect(output.contains("serve") && output.contains("users") && output.contains("tokens") && output.contains("copy-data"))
             let (serveStatus, serve) = try await run(executable, ["serve", "--help"])
             #expect(serveStatus == 0 && serve.contains("--bind") && serve.contains("PLANTGUIDE_COLLECTION"))
             let (addStatus, add) = try await run(executable, ["users", "add", "--help"])
