@@ -107,20 +107,11 @@ struct CopyData: AsyncParsableCommand {
     var schema = "caredata"
 
     func run() async throws {
-        let path = URL(fileURLWithPath: from).appendingPathComponent("caredata.sqlite").path
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no care-data cache at \(path)") }
-        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
-        var logger = Logger(label: "plantguide-caredata")
-        logger.logLevel = .warning
-        let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger, startupWait: .seconds(5))
-        defer { Task { await database.close() } }
-        print("copying \(path) into \(settings)")
-        let checks = try await CareCacheCopy.copy(from: try SQLiteCareEntries(path: path), to: PostgresCareEntries(database)) { copied in
-            print("  \(copied) entries copied")
+        let file = URL(fileURLWithPath: from).appendingPathComponent("caredata.sqlite")
+        try await CopyDataRun.run(service: "care-data", from: file, to: to, schema: schema, migrations: PostgresCareEntries.migrations) { database, _ in
+            try await CareCacheCopy.copy(from: try SQLiteCareEntries(path: file.path), to: PostgresCareEntries(database)) { copied in
+                print("  \(copied) entries copied")
+            }
         }
-        for check in checks { print(check) }
-        await database.close()
-        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
-        print("done: every entry is in PostgreSQL, unchanged")
     }
 }

@@ -74,21 +74,11 @@ struct CopyData: AsyncParsableCommand {
 
     func run() async throws {
         let folder = URL(fileURLWithPath: from)
-        let path = folder.appendingPathComponent("collection.sqlite").path
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no collection at \(path)") }
-        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
-        var logger = Logger(label: "plantguide-collection")
-        logger.logLevel = .warning
-        let source = try SQLiteCollection.open(folder: folder, logger: logger)
-        let database = try await PostgresStorage.open(settings, migrations: PostgresCollection.migrations, logger: logger, startupWait: .seconds(5))
-        defer { Task { await database.close() } }
-        print("copying \(folder.path) into \(settings)")
-        let checks = try await CollectionCopy.copy(from: source, to: PostgresCollection(database)) { owners in
-            print("  \(owners) users copied")
+        try await CopyDataRun.run(service: "collection", from: folder.appendingPathComponent("collection.sqlite"), to: to, schema: schema,
+                                  migrations: PostgresCollection.migrations) { database, logger in
+            try await CollectionCopy.copy(from: try SQLiteCollection.open(folder: folder, logger: logger), to: PostgresCollection(database)) { users in
+                print("  \(users) users copied")
+            }
         }
-        for check in checks { print(check) }
-        await database.close()
-        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
-        print("done: every row and photo is in PostgreSQL, unchanged")
     }
 }

@@ -270,19 +270,9 @@ struct CopyData: AsyncParsableCommand {
 
     func run() async throws {
         let folder = URL(fileURLWithPath: from)
-        let path = folder.appendingPathComponent("gateway.sqlite").path
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no gateway data at \(path)") }
-        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
-        var logger = Logger(label: "plantguide-gateway")
-        logger.logLevel = .warning
-        let source = try SQLiteGateway.open(folder: folder)
-        let database = try await PostgresStorage.open(settings, migrations: PostgresGateway.migrations, logger: logger, startupWait: .seconds(5))
-        defer { Task { await database.close() } }
-        print("copying \(path) into \(settings)")
-        let checks = try await GatewayCopy.copy(from: source, to: PostgresGateway(database))
-        for check in checks { print(check) }
-        await database.close()
-        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
-        print("done: every row is in PostgreSQL, unchanged")
+        try await CopyDataRun.run(service: "gateway", from: folder.appendingPathComponent("gateway.sqlite"), to: to, schema: schema,
+                                  migrations: PostgresGateway.migrations) { database, _ in
+            try await GatewayCopy.copy(from: try SQLiteGateway.open(folder: folder), to: PostgresGateway(database))
+        }
     }
 }

@@ -25,6 +25,15 @@ public protocol OwnerRowSource: Sendable {
 /// Compares users' tables of two stores (a SQLite deployment and its copy in PostgreSQL) row by row, in owner and
 /// key order, with ``CopyCheck``.
 public enum OwnerTables {
+    /// Copies each of `owners` with `copyOne`, telling `progress` how many are done every hundred and at the end.
+    public static func copy(_ owners: [String], progress: (Int) -> Void, _ copyOne: (String) async throws -> Void) async throws {
+        for (index, owner) in owners.enumerated() {
+            try await copyOne(owner)
+            if (index + 1) % 100 == 0 { progress(index + 1) }
+        }
+        progress(owners.count)
+    }
+
     public static func compare(_ tables: [String], source: any OwnerRowSource, target: any OwnerRowSource) async throws -> [CopyCheck] {
         let sourceOwners = try await source.owners().sorted()
         let targetOwners = try await target.owners().sorted()

@@ -107,21 +107,11 @@ struct CopyData: AsyncParsableCommand {
 
     func run() async throws {
         let folder = URL(fileURLWithPath: from)
-        let path = folder.appendingPathComponent("scheduling.sqlite").path
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no scheduling data at \(path)") }
-        let settings = try PostgresSettings(url: to, password: try StorageOptions.password(), poolSize: 2, schema: schema)
-        var logger = Logger(label: "plantguide-scheduling")
-        logger.logLevel = .warning
-        let source = try SQLiteScheduling.open(folder: folder, logger: logger)
-        let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: logger, startupWait: .seconds(5))
-        defer { Task { await database.close() } }
-        print("copying \(path) into \(settings)")
-        let checks = try await SchedulingCopy.copy(from: source, to: PostgresScheduling(database)) { users in
-            print("  \(users) users copied")
+        try await CopyDataRun.run(service: "scheduling", from: folder.appendingPathComponent("scheduling.sqlite"), to: to, schema: schema,
+                                  migrations: PostgresScheduling.migrations) { database, logger in
+            try await SchedulingCopy.copy(from: try SQLiteScheduling.open(folder: folder, logger: logger), to: PostgresScheduling(database)) { users in
+                print("  \(users) users copied")
+            }
         }
-        for check in checks { print(check) }
-        await database.close()
-        guard checks.allSatisfy(\.isComplete) else { throw ExitCode(1) }
-        print("done: every row is in PostgreSQL, unchanged")
     }
 }

@@ -39,6 +39,15 @@ public enum TestPostgres {
                                        outageAfter: outageAfter, observer: observer)
     }
 
+    /// Runs `plantguide-SERVICE copy-data` from a SQLite data folder into the database and schema of `database`
+    /// (an ``environment(schema:)``).
+    public static func copyData(_ service: String, from folder: URL, into database: [String: String]) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.run(
+            BuildProducts.url(of: "plantguide-\(service)"),
+            ["copy-data", "--from", folder.path, "--to", database["PLANTGUIDE_DATABASE_URL"]!, "--schema", database["PLANTGUIDE_DATABASE_SCHEMA"]!],
+            environment: ["PLANTGUIDE_DATABASE_PASSWORD": database["PLANTGUIDE_DATABASE_PASSWORD"]!], mergingStandardError: true)
+    }
+
     /// A schema name no other test uses.
     public static func uniqueSchema() -> String {
         "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

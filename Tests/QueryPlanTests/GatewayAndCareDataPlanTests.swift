@@ -19,8 +19,8 @@ struct GatewayAndCareDataPlanTests {
         """: "the operator's `users list` lists every user",
         "SELECT userID, plantID FROM pendingDeletion ORDER BY since LIMIT ?":
             "the sweeper's queue, oldest first: it walks the since index and stops after LIMIT rows",
-        "SELECT * FROM pendingCare ORDER BY since LIMIT ?":
-            "the sweeper's queue, oldest first: it walks the since index and stops after LIMIT rows",
+        "SELECT * FROM pendingCare ORDER BY since, userID, plantID LIMIT ?":
+            "the sweeper's queue, oldest first: it walks the age index and stops after LIMIT rows",
     ]
 
     /// The gateway's stores over `records`.
@@ -78,7 +78,8 @@ struct GatewayAndCareDataPlanTests {
         let lookup = PendingWork.CareLookup(userID: anna.userID, plantID: "p1", scientificName: "Ficus lyrata", plantName: "Fig",
                                             includeRepotting: true, includePruning: false)
         try await pending.addCareLookup(lookup)
-        _ = try await pending.careLookups()
+        let first = try await pending.careLookups(limit: 1)
+        _ = try await pending.careLookups(after: first.first, limit: 10)
         _ = try await pending.careLookups(of: anna.userID)
         _ = try await pending.finishCareLookup(userID: anna.userID, plantID: "p1")
         try await pending.beginDeletion(.init(userID: anna.userID, plantID: "p1"))

@@ -26,15 +26,9 @@ struct CareDataCopyTests {
         }
         #expect(await onSQLite.terminate() == 0)
 
-        let database = try await TestPostgres.environment(schema: "caredata")
-        func copyData() async throws -> ChildProcess.Outcome {
-            try await ChildProcess.run(
-                BuildProducts.url(of: "plantguide-caredata"),
-                ["copy-data", "--from", onSQLite.dataDirectory.path, "--to", database["PLANTGUIDE_DATABASE_URL"]!],
-                environment: ["PLANTGUIDE_DATABASE_PASSWORD": database["PLANTGUIDE_DATABASE_PASSWORD"]!], mergingStandardError: true)
-        }
-        let copy = try await copyData()
-        let again = try await copyData()
+        let database = try await TestPostgres.environment()
+        let copy = try await TestPostgres.copyData("caredata", from: onSQLite.dataDirectory, into: database)
+        let again = try await TestPostgres.copyData("caredata", from: onSQLite.dataDirectory, into: database)
         #expect(copy.status == 0 && copy.output.contains("1 identical, 0 missing, 0 different"), "\(copy.output)")
         #expect(again.status == 0 && again.output.contains("target 1 rows"), "\(again.output)")
 

@@ -73,15 +73,8 @@ struct CollectionCopyTests {
         #expect(await onSQLite.terminate() == 0)
 
         let database = try await TestPostgres.environment()
-        func copyData() async throws -> ChildProcess.Outcome {
-            try await ChildProcess.run(
-                BuildProducts.url(of: "plantguide-collection"),
-                ["copy-data", "--from", onSQLite.dataDirectory.path, "--to", database["PLANTGUIDE_DATABASE_URL"]!,
-                 "--schema", database["PLANTGUIDE_DATABASE_SCHEMA"]!],
-                environment: ["PLANTGUIDE_DATABASE_PASSWORD": database["PLANTGUIDE_DATABASE_PASSWORD"]!], mergingStandardError: true)
-        }
-        let copy = try await copyData()
-        let again = try await copyData()
+        let copy = try await TestPostgres.copyData("collection", from: onSQLite.dataDirectory, into: database)
+        let again = try await TestPostgres.copyData("collection", from: onSQLite.dataDirectory, into: database)
         for (table, rows) in [("plants", 4), ("identifications", 2), ("journal events", 2), ("photo links", 3), ("photos", 3)] {
             #expect(copy.status == 0 && copy.output.contains("\(table): source \(rows) rows"), "\(copy.output)")
             #expect(copy.output.contains("\(rows) identical, 0 missing, 0 different"), "\(table): \(copy.output)")

@@ -69,10 +69,7 @@ struct DeploymentCopyTests {
             let database = try await TestPostgres.environment()
             databases[name] = database
             let folder = name == "gateway" ? onSQLite.gateway.dataDirectory : onSQLite.services[name]!.dataDirectory
-            let copy = try await ChildProcess.run(
-                BuildProducts.url(of: "plantguide-\(name)"),
-                ["copy-data", "--from", folder.path, "--to", database["PLANTGUIDE_DATABASE_URL"]!, "--schema", database["PLANTGUIDE_DATABASE_SCHEMA"]!],
-                environment: ["PLANTGUIDE_DATABASE_PASSWORD": database["PLANTGUIDE_DATABASE_PASSWORD"]!], mergingStandardError: true)
+            let copy = try await TestPostgres.copyData(name, from: folder, into: database)
             #expect(copy.status == 0 && copy.output.contains("done:"), "\(name): \(copy.output)")
         }
 

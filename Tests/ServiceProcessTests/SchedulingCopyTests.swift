@@ -64,15 +64,8 @@ struct SchedulingCopyTests {
         #expect(await onSQLite.terminate() == 0)
 
         let database = try await TestPostgres.environment()
-        func copyData() async throws -> ChildProcess.Outcome {
-            try await ChildProcess.run(
-                BuildProducts.url(of: "plantguide-scheduling"),
-                ["copy-data", "--from", onSQLite.dataDirectory.path, "--to", database["PLANTGUIDE_DATABASE_URL"]!,
-                 "--schema", database["PLANTGUIDE_DATABASE_SCHEMA"]!],
-                environment: ["PLANTGUIDE_DATABASE_PASSWORD": database["PLANTGUIDE_DATABASE_PASSWORD"]!], mergingStandardError: true)
-        }
-        let copy = try await copyData()
-        let again = try await copyData()
+        let copy = try await TestPostgres.copyData("scheduling", from: onSQLite.dataDirectory, into: database)
+        let again = try await TestPostgres.copyData("scheduling", from: onSQLite.dataDirectory, into: database)
         #expect(copy.status == 0 && again.status == 0, "\(copy.output)\n\(again.output)")
         for table in ["preferences", "schedules", "tasks", "webhooks"] {
             let line = copy.output.split(separator: "\n").first { $0.hasPrefix("\(table): ") }.map(String.init) ?? ""

@@ -9,13 +9,9 @@ public enum CollectionCopy {
     /// again is harmless), then compares the two table by table.
     /// - Parameter progress: told the number of owners copied so far.
     public static func copy(from source: SQLiteCollection, to target: PostgresCollection, progress: (Int) -> Void = { _ in }) async throws -> [CopyCheck] {
-        var copied = 0
-        for owner in try await source.owners() {
+        try await OwnerTables.copy(try await source.owners(), progress: progress) { owner in
             try await target.replace(try await source.everything(of: owner))
-            copied += 1
-            if copied % 100 == 0 { progress(copied) }
         }
-        progress(copied)
         return try await compare(source, target)
     }
 

@@ -47,17 +47,7 @@ extension PostgresCollection: CollectionCopySource {
             for plant in records.plants {
                 let added = PlantRow.seconds(plant.addedAt)
                 if try await !Self.insert(session, plant, owner: owner, addedAt: added, updatedAt: PlantRow.seconds(plant.updatedAt)) {
-                    try await session.query("""
-                        UPDATE plant SET scientific_name = \(plant.scientificName), common_names = \(plant.commonNames), family = \(plant.family),
-                            genus = \(plant.genus), custom_name = \(plant.customName), display_name = \(PlantRow.displayName(of: plant)),
-                            notes = \(plant.notes), location = \(plant.location), favorite = \(plant.favorite),
-                            identification_source = \(plant.identificationSource.rawValue),
-                            identification_confidence = \(plant.identificationConfidence),
-                            identified_at = \(plant.hasIdentifiedAt ? PlantRow.seconds(plant.identifiedAt) : nil),
-                            added_at = \(added), updated_at = \(PlantRow.seconds(plant.updatedAt)),
-                            search = \(PostgresSearchText.vector(of: plant, owner: owner))::tsvector
-                        WHERE owner_id = \(owner) AND id = \(plant.id)
-                        """)
+                    try await Self.update(session, plant, owner: owner, addedAt: added, updatedAt: PlantRow.seconds(plant.updatedAt))
                 }
             }
             for record in records.identifications {

@@ -34,16 +34,7 @@ public struct PostgresCollection: CollectionRecords {
                 SELECT \(unescaped: PostgresPlantRow.columns) FROM plant WHERE owner_id = \(owner) AND id = \(id) FOR UPDATE
                 """)).first else { return nil }
             try change(&plant)
-            try await session.query("""
-                UPDATE plant SET scientific_name = \(plant.scientificName), common_names = \(plant.commonNames), family = \(plant.family),
-                    genus = \(plant.genus), custom_name = \(plant.customName), display_name = \(PlantRow.displayName(of: plant)),
-                    notes = \(plant.notes), location = \(plant.location), favorite = \(plant.favorite),
-                    identification_source = \(plant.identificationSource.rawValue),
-                    identification_confidence = \(plant.identificationConfidence),
-                    identified_at = \(plant.hasIdentifiedAt ? PlantRow.seconds(plant.identifiedAt) : nil), updated_at = \(time),
-                    search = \(PostgresSearchText.vector(of: plant, owner: owner))::tsvector
-                WHERE owner_id = \(owner) AND id = \(id)
-                """)
+            try await Self.update(session, plant, owner: owner, addedAt: nil, updatedAt: time)
             return try await Self.fetch(session, owner: owner, id: id)
         }
     }
@@ -101,6 +92,20 @@ public struct PostgresCollection: CollectionRecords {
             ON CONFLICT (owner_id, id) DO NOTHING
             RETURNING 1
             """) > 0
+    }
+
+    /// Writes a validated plant's fields and times over its row (whose search words follow); `addedAt` nil keeps the
+    /// stored one.
+    static func update(_ session: PostgresSession, _ plant: Plant, owner: String, addedAt: Double?, updatedAt: Double) async throws {
+        try await session.query("""
+            UPDATE plant SET scientific_name = \(plant.scientificName), common_names = \(plant.commonNames), family = \(plant.family),
+                genus = \(plant.genus), custom_name = \(plant.customName), display_name = \(PlantRow.displayName(of: plant)),
+                notes = \(plant.notes), location = \(plant.location), favorite = \(plant.favorite),
+                identification_source = \(plant.identificationSource.rawValue), identification_confidence = \(plant.identificationConfidence),
+                identified_at = \(plant.hasIdentifiedAt ? PlantRow.seconds(plant.identifiedAt) : nil), added_at = COALESCE(\(addedAt), added_at),
+                updated_at = \(updatedAt), search = \(PostgresSearchText.vector(of: plant, owner: owner))::tsvector
+            WHERE owner_id = \(owner) AND id = \(plant.id)
+            """)
     }
 
     /// Removes the photos among `candidates` that no link of `owner` shows any more; returns how many went. The

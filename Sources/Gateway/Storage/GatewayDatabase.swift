@@ -85,6 +85,14 @@ public enum GatewayDatabase {
                 INSERT INTO tokenRevocations SELECT 1, COUNT(*) FROM token WHERE revokedAt IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v6: pending care lookups in a total order") { db in
+            // The sweeper pages through every pending lookup (by time, user and plant), not only the oldest hundred:
+            // saves a collection outage interrupted wait a minute for their plant, and must not hold up the rest.
+            try db.execute(sql: """
+                CREATE INDEX pendingCareByAge ON pendingCare (since, userID, plantID);
+                DROP INDEX pendingCareBySince;
+                """)
+        }
         return migrator
     }
 }

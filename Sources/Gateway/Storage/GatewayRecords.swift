@@ -55,8 +55,10 @@ public protocol GatewayRecords: Sendable {
     func addCareLookup(_ lookup: PendingWork.CareLookup) async throws
     /// Removes a lookup; false when it was gone already.
     func finishCareLookup(userID: String, plantID: String) async throws -> Bool
-    /// Oldest first; only `userID`'s when given.
-    func careLookups(of userID: String?, limit: Int) async throws -> [PendingWork.CareLookup]
+    /// One user's, oldest first.
+    func careLookups(of userID: String, limit: Int) async throws -> [PendingWork.CareLookup]
+    /// Everyone's, oldest first (by time, user and plant), after `cursor` (a lookup's; nil for the first).
+    func careLookups(after cursor: PendingWork.CareLookup?, limit: Int) async throws -> [PendingWork.CareLookup]
     /// Drops every pending entry of the user.
     func forgetPendingWork(userID: String) async throws
 }

@@ -216,22 +216,38 @@ public struct PostgresGateway: GatewayRecords {
         }
     }
 
-    public func careLookups(of userID: String?, limit: Int) async throws -> [PendingWork.CareLookup] {
+    public func careLookups(of userID: String, limit: Int) async throws -> [PendingWork.CareLookup] {
         try await database.read { session in
-            let columns = "user_id, plant_id, scientific_name, plant_name, include_repotting, include_pruning, since"
-            let types = (String, String, String, String, Bool, Bool, Double).self
-            let found = if let userID {
-                try await session.all("""
-                    SELECT \(unescaped: columns) FROM pending_care WHERE user_id = \(userID) ORDER BY since LIMIT \(limit)
-                    """, as: types)
-            } else {
-                try await session.all("SELECT \(unescaped: columns) FROM pending_care ORDER BY since LIMIT \(limit)", as: types)
-            }
-            return found.map {
-                PendingWork.CareLookup(userID: $0.0, plantID: $0.1, scientificName: $0.2, plantName: $0.3, includeRepotting: $0.4,
-                                       includePruning: $0.5, since: Date(timeIntervalSince1970: $0.6))
-            }
+            try await Self.lookups(session.query("""
+                SELECT \(unescaped: Self.lookupColumns) FROM pending_care WHERE user_id = \(userID) ORDER BY since LIMIT \(limit)
+                """))
         }
+    }
+
+    public func careLookups(after cursor: PendingWork.CareLookup?, limit: Int) async throws -> [PendingWork.CareLookup] {
+        try await database.read { session in
+            guard let cursor else {
+                return try await Self.lookups(session.query("""
+                    SELECT \(unescaped: Self.lookupColumns) FROM pending_care ORDER BY since, user_id, plant_id LIMIT \(limit)
+                    """))
+            }
+            return try await Self.lookups(session.query("""
+                SELECT \(unescaped: Self.lookupColumns) FROM pending_care
+                WHERE (since, user_id, plant_id) > (\(cursor.since.timeIntervalSince1970), \(cursor.userID), \(cursor.plantID))
+                ORDER BY since, user_id, plant_id LIMIT \(limit)
+                """))
+        }
+    }
+
+    private static let lookupColumns = "user_id, plant_id, scientific_name, plant_name, include_repotting, include_pruning, since"
+
+    private static func lookups(_ rows: PostgresRowSequence) async throws -> [PendingWork.CareLookup] {
+        var lookups: [PendingWork.CareLookup] = []
+        for try await (user, plant, scientific, name, repotting, pruning, since) in rows.decode((String, String, String, String, Bool, Bool, Double).self) {
+            lookups.append(PendingWork.CareLookup(userID: user, plantID: plant, scientificName: scientific, plantName: name, includeRepotting: repotting,
+                                                  includePruning: pruning, since: Date(timeIntervalSince1970: since)))
+        }
+        return lookups
     }
 
     public func forgetPendingWork(userID: String) async throws {

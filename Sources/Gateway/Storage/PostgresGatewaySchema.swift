@@ -69,7 +69,7 @@ enum PostgresGatewaySchema {
                 PRIMARY KEY (user_id, plant_id)
             )
             """,
-            "CREATE INDEX pending_care_by_since ON pending_care (since)",
+            "CREATE INDEX pending_care_by_age ON pending_care (since, user_id, plant_id)",
         ]),
     ]
 }

@@ -199,16 +199,29 @@ public struct SQLiteGateway: GatewayRecords {
         }
     }
 
-    public func careLookups(of userID: String?, limit: Int) async throws -> [PendingWork.CareLookup] {
+    public func careLookups(of userID: String, limit: Int) async throws -> [PendingWork.CareLookup] {
         try await writer.read { db in
-            let sql = "SELECT * FROM pendingCare \(userID == nil ? "" : "WHERE userID = ? ")ORDER BY since LIMIT ?"
-            let arguments: StatementArguments = userID.map { [$0, limit] } ?? [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-                PendingWork.CareLookup(userID: $0["userID"], plantID: $0["plantID"], scientificName: $0["scientificName"], plantName: $0["plantName"],
-                                       includeRepotting: $0["includeRepotting"], includePruning: $0["includePruning"],
-                                       since: Date(timeIntervalSince1970: $0["since"]))
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM pendingCare WHERE userID = ? ORDER BY since LIMIT ?", arguments: [userID, limit])
+                .map(Self.lookup)
         }
+    }
+
+    public func careLookups(after cursor: PendingWork.CareLookup?, limit: Int) async throws -> [PendingWork.CareLookup] {
+        try await writer.read { db in
+            guard let cursor else {
+                return try Row.fetchAll(db, sql: "SELECT * FROM pendingCare ORDER BY since, userID, plantID LIMIT ?", arguments: [limit])
+                    .map(Self.lookup)
+            }
+            return try Row.fetchAll(db, sql: """
+                SELECT * FROM pendingCare WHERE (since, userID, plantID) > (?, ?, ?) ORDER BY since, userID, plantID LIMIT ?
+                """, arguments: [cursor.since.timeIntervalSince1970, cursor.userID, cursor.plantID, limit]).map(Self.lookup)
+        }
+    }
+
+    private static func lookup(_ row: Row) -> PendingWork.CareLookup {
+        PendingWork.CareLookup(userID: row["userID"], plantID: row["plantID"], scientificName: row["scientificName"], plantName: row["plantName"],
+                               includeRepotting: row["includeRepotting"], includePruning: row["includePruning"],
+                               since: Date(timeIntervalSince1970: row["since"]))
     }
 
     public func forgetPendingWork(userID: String) async throws {

@@ -22,6 +22,9 @@ public struct PendingWork: Sendable {
         public var since = Date()
     }
 
+    /// How many pending entries are read at a time.
+    static let pageSize = 100
+
     let records: any GatewayRecords
     /// The lookups this process is working on; shared by every copy.
     let claims = PendingWorkClaims()
@@ -48,9 +51,14 @@ public struct PendingWork: Sendable {
         try await records.finishCareLookup(userID: userID, plantID: plantID)
     }
 
-    /// Pending lookups, oldest first; only `userID`'s when given.
-    func careLookups(of userID: String? = nil, limit: Int = 100) async throws -> [CareLookup] {
+    /// One user's pending lookups, oldest first.
+    func careLookups(of userID: String, limit: Int = 10_000) async throws -> [CareLookup] {
         try await records.careLookups(of: userID, limit: limit)
+    }
+
+    /// Everyone's pending lookups, oldest first, a page of `limit` after `cursor` (the previous page's last).
+    func careLookups(after cursor: CareLookup? = nil, limit: Int = pageSize) async throws -> [CareLookup] {
+        try await records.careLookups(after: cursor, limit: limit)
     }
 
     /// Drops every pending entry of a user whose data is all deleted.

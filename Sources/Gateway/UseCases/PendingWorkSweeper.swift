@@ -37,14 +37,30 @@ public struct PendingWorkSweeper: Sendable {
         return finished + (await sweepCareLookups(of: nil))
     }
 
-    /// Plans the schedules of pending care lookups (only `userID`'s when given). Returns how many were planned.
+    /// Plans the schedules of pending care lookups (only `userID`'s when given), every one of them a page at a
+    /// time: lookups that must wait (a save under way, a collection that does not answer) never hold up the
+    /// ones behind them. Returns how many were planned.
     @discardableResult
     func sweepCareLookups(of userID: String?) async -> Int {
         var finished = 0
-        for lookup in (try? await pending.careLookups(of: userID, limit: userID == nil ? 100 : 10_000)) ?? [] {
+        var cursor: PendingWork.CareLookup?
+        while true {
+            let page = if let userID { try? await pending.careLookups(of: userID) } else { try? await pending.careLookups(after: cursor) }
+            guard let page, !page.isEmpty else { break }
+            finished += await sweep(page, waiting: userID != nil)
+            guard userID == nil, page.count == PendingWork.pageSize, let last = page.last else { break }
+            cursor = last
+        }
+        return finished
+    }
+
+    /// Plans the schedules of `lookups`; returns how many were planned.
+    private func sweep(_ lookups: [PendingWork.CareLookup], waiting: Bool) async -> Int {
+        var finished = 0
+        for lookup in lookups {
             // A save under way, or an erase of the person's data, has it: the background sweep leaves it to them; an
             // import's own sweep, which must plan every plant before it answers, waits its turn.
-            guard await claim(lookup, waiting: userID != nil) else { continue }
+            guard await claim(lookup, waiting: waiting) else { continue }
             defer { pending.claims.release(userID: lookup.userID, plantID: lookup.plantID) }
             let caller = Caller(id: lookup.userID, deadline: .now + .seconds(10), traceID: nil)
             guard await plantExists(lookup, as: caller) else { continue }
