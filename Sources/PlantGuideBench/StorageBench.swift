@@ -24,7 +24,9 @@ struct StorageBench: AsyncParsableCommand {
         var logger = Logger(label: "plantguide-bench")
         logger.logLevel = .warning
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storage-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for part in ["collection", "scheduling"] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(part), withIntermediateDirectories: true)
+        }
         defer { try? FileManager.default.removeItem(at: folder) }
         let password = try StorageOptions.password()
         func postgres(_ schema: String, _ migrations: [PostgresMigration]) async throws -> PostgresStorage {

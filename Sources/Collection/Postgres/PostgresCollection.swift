@@ -21,11 +21,17 @@ public struct PostgresCollection: CollectionRecords {
 
     // MARK: Plants
 
+    /// One statement (one round trip) when the plant is new: the insert returns the row, and a new plant has no
+    /// photos. When the id exists, the stored plant is read; should it be deleted in between, the add runs again.
     public func addPlant(_ plant: Plant, owner: String, time: Double) async throws -> (plant: Plant, created: Bool) {
-        try await database.write { session in
-            let created = try await Self.insert(session, plant, owner: owner, addedAt: time, updatedAt: time)
-            return (try await Self.fetch(session, owner: owner, id: plant.id)!, created)
+        for _ in 0..<3 {
+            let added = try await database.read { session in
+                try await PostgresPlantRow.plants(session.query(Self.insertion(plant, owner: owner, addedAt: time, updatedAt: time)))
+            }
+            if let created = added.first { return (created, true) }
+            if let existing = try await self.plant(id: plant.id, owner: owner) { return (existing, false) }
         }
+        throw CollectionError(.aborted, "plant \(plant.id) was deleted three times while being added; retry")
     }
 
     public func updatePlant(id: String, owner: String, time: Double, _ change: @escaping @Sendable (inout Plant) throws -> Void) async throws -> Plant? {
@@ -81,17 +87,22 @@ public struct PostgresCollection: CollectionRecords {
     /// Inserts a validated plant unless its id exists; returns whether it did.
     @discardableResult
     static func insert(_ session: PostgresSession, _ plant: Plant, owner: String, addedAt: Double, updatedAt: Double) async throws -> Bool {
-        try await session.count("""
-            INSERT INTO plant (owner_id, id, scientific_name, common_names, family, genus, custom_name, display_name, notes, location,
-                               favorite, identification_source, identification_confidence, identified_at, added_at, updated_at, search)
-            VALUES (\(owner), \(plant.id), \(plant.scientificName), \(plant.commonNames), \(plant.family), \(plant.genus),
-                    \(plant.customName), \(PlantRow.displayName(of: plant)), \(plant.notes), \(plant.location), \(plant.favorite),
-                    \(plant.identificationSource.rawValue), \(plant.identificationConfidence),
-                    \(plant.hasIdentifiedAt ? PlantRow.seconds(plant.identifiedAt) : nil), \(addedAt), \(updatedAt),
-                    \(PostgresSearchText.vector(of: plant, owner: owner))::tsvector)
-            ON CONFLICT (owner_id, id) DO NOTHING
-            RETURNING 1
-            """) > 0
+        try await session.count(insertion(plant, owner: owner, addedAt: addedAt, updatedAt: updatedAt)) > 0
+    }
+
+    /// The statement inserting a plant unless its id exists, returning the new row's ``PostgresPlantRow/columns``.
+    static func insertion(_ plant: Plant, owner: String, addedAt: Double, updatedAt: Double) -> PostgresQuery {
+        """
+        INSERT INTO plant (owner_id, id, scientific_name, common_names, family, genus, custom_name, display_name, notes, location,
+                           favorite, identification_source, identification_confidence, identified_at, added_at, updated_at, search)
+        VALUES (\(owner), \(plant.id), \(plant.scientificName), \(plant.commonNames), \(plant.family), \(plant.genus),
+                \(plant.customName), \(PlantRow.displayName(of: plant)), \(plant.notes), \(plant.location), \(plant.favorite),
+                \(plant.identificationSource.rawValue), \(plant.identificationConfidence),
+                \(plant.hasIdentifiedAt ? PlantRow.seconds(plant.identifiedAt) : nil), \(addedAt), \(updatedAt),
+                \(PostgresSearchText.vector(of: plant, owner: owner))::tsvector)
+        ON CONFLICT (owner_id, id) DO NOTHING
+        RETURNING \(unescaped: PostgresPlantRow.columns)
+        """
     }
 
     /// Writes a validated plant's fields and times over its row (whose search words follow); `addedAt` nil keeps the

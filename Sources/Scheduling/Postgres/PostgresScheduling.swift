@@ -156,17 +156,16 @@ public struct PostgresScheduling: SchedulingRecords {
         if known == nil { preferences = try await Self.preferences(session, owner: owner) }
         let today = try SchedulePlanning.today(preferences, at: time).dayNumber
         let plant = schedule.plantID
+        // The plant's history in one statement: the last completion and the latest overdue open recurring task per kind.
         var history = SchedulePlanning.History()
-        for (kind, last) in try await session.all("""
-            SELECT kind, max(completed_at) FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND state = 2 GROUP BY kind
-            """, as: (Int, Double?).self) {
-            history.lastCompleted[kind] = last
-        }
-        for (kind, last) in try await session.all("""
-            SELECT kind, max(due_day) FROM task
-            WHERE owner_id = \(owner) AND plant_id = \(plant) AND recurring AND state IN (1, 3) AND due_day < \(today) GROUP BY kind
-            """, as: (Int, Int).self) {
-            history.lastOverdue[kind] = last
+        for (kind, completed, overdue) in try await session.all("""
+            SELECT kind, max(completed_at) FILTER (WHERE state = 2),
+                   max(due_day) FILTER (WHERE recurring AND state IN (1, 3) AND due_day < \(today))
+            FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND (state = 2 OR (recurring AND state IN (1, 3) AND due_day < \(today)))
+            GROUP BY kind
+            """, as: (Int, Double?, Int?).self) {
+            history.lastCompleted[kind] = completed
+            history.lastOverdue[kind] = overdue
         }
         try await session.query("""
             DELETE FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND recurring AND state = 1 AND due_day >= \(today)
