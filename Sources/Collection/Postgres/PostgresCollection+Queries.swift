@@ -15,25 +15,21 @@ extension PostgresCollection {
         case (.text(let key), let id)?: page.add("(\(sortKey), id) \(query.descending ? "<" : ">") ($\(page.next)::text, $\(page.next + 1))", key, id)
         case (.none, _)?, nil: break
         }
-        // The first page counts the matches in the same statement (a window over the filter, before LIMIT); a later
-        // page's cursor narrows the statement, so it counts apart.
-        let firstPage = query.after == nil
+        // The count is a statement of its own: a window count in the listing would make it read every match
+        // instead of stopping at the page's end in index order (measured: slower by a fifth at 1,000 plants).
         let listed = page.query("""
-            SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key, \(firstPage ? "count(*) OVER ()" : "0::int8") FROM plant
-            WHERE \(page.sql) ORDER BY sort_key \(direction), id \(direction) LIMIT \(query.limit)
+            SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key FROM plant WHERE \(page.sql)
+            ORDER BY sort_key \(direction), id \(direction) LIMIT \(query.limit)
             """)
         let counted = filter.query("SELECT count(*) FROM plant WHERE \(filter.sql)")
         let isName = [.name, .family].contains(query.sort)
         return try await database.read { session in
+            let total = try await session.all(counted, as: Int.self).first ?? 0
             var rows: [(plant: Plant, key: SortValue)] = []
-            var total = 0
             for try await row in try await session.query(listed) {
-                let cells = Array(row)
-                rows.append((try PostgresPlantRow.plant(row),
-                             isName ? .text(try cells[15].decode(String.self)) : .number(try cells[15].decode(Double.self))))
-                total = try cells[16].decode(Int.self)
+                let cell = Array(row)[15]
+                rows.append((try PostgresPlantRow.plant(row), isName ? .text(try cell.decode(String.self)) : .number(try cell.decode(Double.self))))
             }
-            if !firstPage { total = try await session.all(counted, as: Int.self).first ?? 0 }
             let photos = try await PostgresPhotoRows.photos(session, owner: owner, plantIDs: rows.map(\.plant.id))
             return (rows.map { row in
                 var plant = row.plant
