@@ -57,22 +57,22 @@ public func runService(
     configuration.handlerExecution = handlerExecution
     configuration.curve = options.curve
     let server = RPCServer(configuration: configuration, services: made.rpc, registry: registry, logger: logger)
-    do {
-        try server.start()
-    } catch {
-        logger.critical("cannot start", metadata: ["error": "\(error)"])
-        throw ExitCode(69)  // EX_UNAVAILABLE
-    }
     // A group shuts its services down last to first: the server comes last so that it stops taking calls the
     // moment the signal arrives, and drains while background work (a reminder dispatcher) winds down after it.
-    // Whatever still runs a second past the grace is cancelled.
+    // Whatever still runs a second past the grace is cancelled. The server starts inside the group, once its
+    // signal handlers are in place: a SIGTERM right after the first call is answered must stop it cleanly, not
+    // kill it (a test that stopped a service as soon as it was ready found that window).
     var group = ServiceGroupConfiguration(
         services: made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) }
-            + [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace))],
+            + [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace, logger: logger))],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger)
     group.maximumGracefulShutdownDuration = options.shutdownGrace + .seconds(1)
-    try await ServiceGroup(configuration: group).run()
+    do {
+        try await ServiceGroup(configuration: group).run()
+    } catch is ShutdownDrain.CannotStart {
+        throw ExitCode(69)  // EX_UNAVAILABLE
+    }
     logger.info("stopped")
 }
 
@@ -96,8 +96,18 @@ public struct ServiceSet: ExpressibleByArrayLiteral {
 private struct ShutdownDrain: Service {
     let server: RPCServer
     let grace: Duration
+    let logger: Logger
+
+    /// The server could not start (its address taken, say): the executable exits 69.
+    struct CannotStart: Error {}
 
     func run() async throws {
+        do {
+            try server.start()
+        } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
+            throw CannotStart()
+        }
         try? await gracefulShutdown()
         await server.shutdown(grace: grace)
     }
