@@ -99,17 +99,12 @@ struct CopyData: AsyncParsableCommand {
             entry is missing or different. Stop the service first.
             """)
 
-    @Option(help: ArgumentHelp("The SQLite deployment's care-data folder (holding caredata.sqlite).", valueName: "folder"))
-    var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
-    var to: String
-    @Option(help: ArgumentHelp("The schema to copy into. Default: caredata.", valueName: "name"))
-    var schema = "caredata"
+    @OptionGroup var copy: CopyDataOptions
 
     func run() async throws {
-        let file = URL(fileURLWithPath: from).appendingPathComponent("caredata.sqlite")
-        try await CopyDataRun.run(service: "care-data", from: file, to: to, schema: schema, migrations: PostgresCareEntries.migrations) { database, _ in
-            try await CareCacheCopy.copy(from: try SQLiteCareEntries(path: file.path), to: PostgresCareEntries(database)) { copied in
+        let path = copy.folder.appendingPathComponent("caredata.sqlite").path
+        try await CopyDataRun.run(service: "caredata", file: "caredata.sqlite", options: copy, migrations: PostgresCareEntries.migrations) { database, _ in
+            try await CareCacheCopy.copy(from: try SQLiteCareEntries(path: path), to: PostgresCareEntries(database)) { copied in
                 print("  \(copied) entries copied")
             }
         }

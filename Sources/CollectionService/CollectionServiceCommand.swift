@@ -65,18 +65,13 @@ struct CopyData: AsyncParsableCommand {
             Stop the service first.
             """)
 
-    @Option(help: ArgumentHelp("The SQLite deployment's collection folder (holding collection.sqlite and photos/).", valueName: "folder"))
-    var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
-    var to: String
-    @Option(help: ArgumentHelp("The schema to copy into. Default: collection.", valueName: "name"))
-    var schema = "collection"
+    @OptionGroup var copy: CopyDataOptions
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: from)
-        try await CopyDataRun.run(service: "collection", from: folder.appendingPathComponent("collection.sqlite"), to: to, schema: schema,
+        try await CopyDataRun.run(service: "collection", file: "collection.sqlite", options: copy,
                                   migrations: PostgresCollection.migrations) { database, logger in
-            try await CollectionCopy.copy(from: try SQLiteCollection.open(folder: folder, logger: logger), to: PostgresCollection(database)) { users in
+            let source = try SQLiteCollection.open(folder: copy.folder, logger: logger)
+            return try await CollectionCopy.copy(from: source, to: PostgresCollection(database)) { users in
                 print("  \(users) users copied")
             }
         }

@@ -261,18 +261,11 @@ struct CopyData: AsyncParsableCommand {
             gateway first.
             """)
 
-    @Option(help: ArgumentHelp("The SQLite deployment's gateway folder (holding gateway.sqlite).", valueName: "folder"))
-    var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
-    var to: String
-    @Option(help: ArgumentHelp("The schema to copy into. Default: gateway.", valueName: "name"))
-    var schema = "gateway"
+    @OptionGroup var copy: CopyDataOptions
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: from)
-        try await CopyDataRun.run(service: "gateway", from: folder.appendingPathComponent("gateway.sqlite"), to: to, schema: schema,
-                                  migrations: PostgresGateway.migrations) { database, _ in
-            try await GatewayCopy.copy(from: try SQLiteGateway.open(folder: folder), to: PostgresGateway(database))
+        try await CopyDataRun.run(service: "gateway", file: "gateway.sqlite", options: copy, migrations: PostgresGateway.migrations) { database, _ in
+            try await GatewayCopy.copy(from: try SQLiteGateway.open(folder: copy.folder), to: PostgresGateway(database))
         }
     }
 }

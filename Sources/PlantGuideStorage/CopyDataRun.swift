@@ -2,21 +2,36 @@ import ArgumentParser
 import Foundation
 import Logging
 
+/// The options of every service's `copy-data` command.
+public struct CopyDataOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The SQLite deployment's data folder of this service (its --data).", valueName: "folder"))
+    public var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
+    public var to: String
+    @Option(help: ArgumentHelp("The schema to copy into. Default: the service's name, as `serve` uses it.", valueName: "name"))
+    public var schema: String?
+
+    public init() {}
+
+    /// The deployment's folder.
+    public var folder: URL { URL(fileURLWithPath: from) }
+}
+
 /// What every service's `copy-data` command does around its copy: checks the SQLite file is there, opens (and
 /// migrates) the PostgreSQL it copies into, prints each table's ``CopyCheck``, and exits 1 unless every row
 /// arrived unchanged.
 public enum CopyDataRun {
     /// - Parameters:
-    ///   - service: the service's name, for messages ("collection").
-    ///   - file: the SQLite database of the deployment being moved.
-    ///   - url: the PostgreSQL to copy into (its password from the environment, as the services read it).
+    ///   - service: the service's name ("collection"): the default schema.
+    ///   - file: the name of the deployment's SQLite database in the `--from` folder.
     ///   - copy: copies into the opened PostgreSQL and returns the comparison.
     public static func run(
-        service: String, from file: URL, to url: String, schema: String, migrations: [PostgresMigration],
+        service: String, file: String, options: CopyDataOptions, migrations: [PostgresMigration],
         _ copy: (PostgresStorage, Logger) async throws -> [CopyCheck]
     ) async throws {
+        let file = options.folder.appendingPathComponent(file)
         guard FileManager.default.fileExists(atPath: file.path) else { throw ValidationError("no \(service) data at \(file.path)") }
-        let settings = try PostgresSettings(url: url, password: try StorageOptions.password(), poolSize: 2, schema: schema)
+        let settings = try PostgresSettings(url: options.to, password: try StorageOptions.password(), poolSize: 2, schema: options.schema ?? service)
         var logger = Logger(label: "plantguide-\(service)")
         logger.logLevel = .warning
         let database = try await PostgresStorage.open(settings, migrations: migrations, logger: logger, startupWait: .seconds(5))

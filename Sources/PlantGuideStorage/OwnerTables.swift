@@ -22,6 +22,22 @@ public protocol OwnerRowSource: Sendable {
     func rows(of owner: String, table: String) async throws -> [KeyedRow]
 }
 
+/// An ``OwnerRowSource`` made of a store's functions: its owners, and one owner's rows of a table.
+public struct OwnerRows: OwnerRowSource {
+    private let allOwners: @Sendable () async throws -> [String]
+    private let tableRows: @Sendable (_ owner: String, _ table: String) async throws -> [KeyedRow]
+
+    public init(owners: @escaping @Sendable () async throws -> [String],
+                rows: @escaping @Sendable (_ owner: String, _ table: String) async throws -> [KeyedRow]) {
+        allOwners = owners
+        tableRows = rows
+    }
+
+    public func owners() async throws -> [String] { try await allOwners() }
+
+    public func rows(of owner: String, table: String) async throws -> [KeyedRow] { try await tableRows(owner, table) }
+}
+
 /// Compares users' tables of two stores (a SQLite deployment and its copy in PostgreSQL) row by row, in owner and
 /// key order, with ``CopyCheck``.
 public enum OwnerTables {

@@ -98,18 +98,13 @@ struct CopyData: AsyncParsableCommand {
             SHA-256 of each side; exits 1 when a row is missing or different. Stop the service first.
             """)
 
-    @Option(help: ArgumentHelp("The SQLite deployment's scheduling folder (holding scheduling.sqlite).", valueName: "folder"))
-    var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL to copy into: postgres://USER@HOST:PORT/DATABASE.", valueName: "url"))
-    var to: String
-    @Option(help: ArgumentHelp("The schema to copy into. Default: scheduling.", valueName: "name"))
-    var schema = "scheduling"
+    @OptionGroup var copy: CopyDataOptions
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: from)
-        try await CopyDataRun.run(service: "scheduling", from: folder.appendingPathComponent("scheduling.sqlite"), to: to, schema: schema,
+        try await CopyDataRun.run(service: "scheduling", file: "scheduling.sqlite", options: copy,
                                   migrations: PostgresScheduling.migrations) { database, logger in
-            try await SchedulingCopy.copy(from: try SQLiteScheduling.open(folder: folder, logger: logger), to: PostgresScheduling(database)) { users in
+            let source = try SQLiteScheduling.open(folder: copy.folder, logger: logger)
+            return try await SchedulingCopy.copy(from: source, to: PostgresScheduling(database)) { users in
                 print("  \(users) users copied")
             }
         }

@@ -18,7 +18,7 @@ public enum CollectionCopy {
     /// Compares plants, identifications, journal events, photo links and photos (bytes and thumbnails) of two
     /// backends, row by row in owner and key order.
     public static func compare(_ source: any CollectionCopySource, _ target: any CollectionCopySource) async throws -> [CopyCheck] {
-        try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: Rows(store: source), target: Rows(store: target))
+        try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: rows(source), target: rows(target))
     }
 
     enum Table: String, CaseIterable {
@@ -57,14 +57,8 @@ public enum CollectionCopy {
         }
     }
 
-    /// A backend's tables for ``OwnerTables``: everything of an owner, read once per table.
-    struct Rows: OwnerRowSource {
-        let store: any CollectionCopySource
-
-        func owners() async throws -> [String] { try await store.owners() }
-
-        func rows(of owner: String, table: String) async throws -> [KeyedRow] {
-            try Table(rawValue: table)!.rows(try await store.everything(of: owner))
-        }
+    /// A backend's tables for ``OwnerTables``: everything of an owner, read for each table.
+    static func rows(_ store: any CollectionCopySource) -> OwnerRows {
+        OwnerRows(owners: { try await store.owners() }, rows: { owner, table in try Table(rawValue: table)!.rows(try await store.everything(of: owner)) })
     }
 }

@@ -16,7 +16,7 @@ public enum GatewayCopy {
     /// Compares the users' rows of two backends, and their revocation counters.
     public static func compare(_ source: any GatewayCopySource & GatewayRecords, _ target: any GatewayCopySource & GatewayRecords) async throws
         -> [CopyCheck] {
-        var checks = try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: Rows(store: source), target: Rows(store: target))
+        var checks = try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: rows(source), target: rows(target))
         let (from, to) = (try await source.revocationCount(), try await target.revocationCount())
         checks.append(try await CopyCheck.compare(
             "token revocations", source: { $0.isEmpty ? [from] : [] }, target: { $0.isEmpty ? [to] : [] }, key: { _ in "count" },
@@ -59,14 +59,8 @@ public enum GatewayCopy {
         }
     }
 
-    /// A backend's tables for ``OwnerTables``.
-    struct Rows: OwnerRowSource {
-        let store: any GatewayCopySource
-
-        func owners() async throws -> [String] { try await store.owners() }
-
-        func rows(of owner: String, table: String) async throws -> [KeyedRow] {
-            Table(rawValue: table)!.rows(try await store.everything(of: owner))
-        }
+    /// A backend's tables for ``OwnerTables``: everything of an owner, read for each table.
+    static func rows(_ store: any GatewayCopySource) -> OwnerRows {
+        OwnerRows(owners: { try await store.owners() }, rows: { owner, table in Table(rawValue: table)!.rows(try await store.everything(of: owner)) })
     }
 }

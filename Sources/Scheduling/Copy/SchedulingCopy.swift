@@ -15,7 +15,7 @@ public enum SchedulingCopy {
 
     /// Compares preferences, schedules, tasks, webhooks, reminders and deliveries of two backends.
     public static func compare(_ source: any SchedulingCopySource, _ target: any SchedulingCopySource) async throws -> [CopyCheck] {
-        try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: Rows(store: source), target: Rows(store: target))
+        try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: rows(source), target: rows(target))
     }
 
     enum Table: String, CaseIterable {
@@ -61,14 +61,8 @@ public enum SchedulingCopy {
         }
     }
 
-    /// A backend's tables for ``OwnerTables``.
-    struct Rows: OwnerRowSource {
-        let store: any SchedulingCopySource
-
-        func owners() async throws -> [String] { try await store.owners() }
-
-        func rows(of owner: String, table: String) async throws -> [KeyedRow] {
-            Table(rawValue: table)!.rows(try await store.everything(of: owner))
-        }
+    /// A backend's tables for ``OwnerTables``: everything of an owner, read for each table.
+    static func rows(_ store: any SchedulingCopySource) -> OwnerRows {
+        OwnerRows(owners: { try await store.owners() }, rows: { owner, table in Table(rawValue: table)!.rows(try await store.everything(of: owner)) })
     }
 }
