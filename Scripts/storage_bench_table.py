@@ -24,6 +24,10 @@ def main():
             continue
         ratio50 = postgres["p50_us"] / max(sqlite["p50_us"], 0.001)
         ratio99 = postgres["p99_us"] / max(sqlite["p99_us"], 0.001)
+        if "no target" in call:
+            print("| %s | %s | %s | %s | %s | %.2fx | %.2fx | - |" % (
+                call, ms(sqlite["p50_us"]), ms(sqlite["p99_us"]), ms(postgres["p50_us"]), ms(postgres["p99_us"]), ratio50, ratio99))
+            continue
         if call.startswith("search"):
             met = postgres["p99_us"] <= 5_000
             target = "p99 ≤ 5 ms: %s" % ("met" if met else "MISSED")
@@ -34,7 +38,8 @@ def main():
         print("| %s | %s | %s | %s | %s | %.2fx | %.2fx | %s |" % (
             call, ms(sqlite["p50_us"]), ms(sqlite["p99_us"]), ms(postgres["p50_us"]), ms(postgres["p99_us"]), ratio50, ratio99, target))
     print()
-    print("%d of %d calls meet their target" % (len(order) - missed, len(order)))
+    targeted = [call for call in order if "no target" not in call]
+    print("%d of %d calls meet their target" % (len(targeted) - missed, len(targeted)))
 
 
 def ms(microseconds):

@@ -19,6 +19,16 @@ struct StorageBench: AsyncParsableCommand {
     @Option(help: "Plants per user.") var plants = 1_000
     @Option(help: "Pending tasks for the due-task query.") var tasks = 1_000_000
     @Option(help: "Seconds to measure each call.") var duration = 3.0
+    @Option(help: "What to measure: all, collection, scheduling or due (the due-task query).") var part: Part = .all
+    @Option(help: "Which backends to measure: both, sqlite or postgres (profiling one).") var backends: Backends = .both
+
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case all, collection, scheduling, due
+    }
+
+    enum Backends: String, ExpressibleByArgument, CaseIterable {
+        case both, sqlite, postgres
+    }
 
     func run() async throws {
         var logger = Logger(label: "plantguide-bench")
@@ -41,11 +51,14 @@ struct StorageBench: AsyncParsableCommand {
              .sqlite(try SchedulingDatabase.open(path: folder.appendingPathComponent("due.sqlite").path))),
             ("postgres", PostgresCollection(collectionPG), PostgresScheduling(schedulingPG), .postgres(schedulingPG)),
         ]
-        for (name, collection, scheduling, seeder) in backends {
-            try await measureCollection(PlantStore(records: collection), CollectionArchiver(records: collection, photos: PhotoStore(records: collection)),
-                                        backend: name)
-            try await measureScheduling(SchedulingStore(records: scheduling), backend: name)
-            try await measureDueQuery(seeder, backend: name)
+        for (name, collection, scheduling, seeder) in backends where self.backends == .both || self.backends.rawValue == name {
+            if part == .all || part == .collection {
+                try await measureCollection(PlantStore(records: collection),
+                                            CollectionArchiver(records: collection, photos: PhotoStore(records: collection)), backend: name)
+            }
+            if part == .all || part == .scheduling { try await measureScheduling(SchedulingStore(records: scheduling), backend: name) }
+            if part == .all || part == .due { try await measureDueQuery(seeder, backend: name) }
+            try await time("round trip (SELECT 1, no target)", backend: name) { _ in try await seeder.selectOne() }
         }
         await collectionPG.close()
         await schedulingPG.close()
@@ -140,6 +153,16 @@ enum DueTaskSeeder {
                 try await session.query("ANALYZE task")
             }
             return PostgresScheduling(database)
+        }
+    }
+}
+
+extension DueTaskSeeder {
+    /// The least a call costs: `SELECT 1` through the backend's pool (for PostgreSQL, a round trip to the server).
+    func selectOne() async throws {
+        switch self {
+        case .sqlite(let database): _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        case .postgres(let database): _ = try await database.read { session in try await session.all("SELECT 1", as: Int.self) }
         }
     }
 }

@@ -23,6 +23,16 @@ public struct PostgresSession: Sendable {
         return count
     }
 
+    /// Runs a statement the connection prepares once and keeps (no parsing and planning on every call: for the
+    /// statements a service runs most) and returns its rows, decoded by the statement.
+    public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, file: String = #fileID, line: Int = #line) async throws
+        -> [Statement.Row] {
+        observer?(PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings()))
+        var rows: [Statement.Row] = []
+        for try await row in try await connection.execute(statement, logger: logger, file: file, line: line) { rows.append(row) }
+        return rows
+    }
+
     /// The rows of `query` decoded as `types`, all of them.
     public func all<each Column: PostgresDecodable>(
         _ query: PostgresQuery, as types: (repeat each Column).Type, file: String = #fileID, line: Int = #line
@@ -30,5 +40,13 @@ public struct PostgresSession: Sendable {
         var rows: [(repeat each Column)] = []
         for try await row in try await self.query(query, file: file, line: line).decode(types) { rows.append(row) }
         return rows
+    }
+}
+
+extension PostgresSession {
+    /// Whether `error` is a statement's serialization failure (SQLSTATE 40001): what it did was undone, and
+    /// running it again, from a fresh read, may succeed.
+    public static func isSerializationFailure(_ error: PSQLError) -> Bool {
+        error.code == .server && error.serverInfo?[.sqlState] == "40001"
     }
 }

@@ -8,21 +8,11 @@ import PostgresNIO
 /// that replicas collecting together write each reminder once.
 extension PostgresScheduling {
     public func dueReminderCount(at time: Double, limit: Int) async throws -> Int {
-        try await database.read { session in
-            try await session.count("""
-                SELECT 1 FROM task WHERE reminded_at IS NULL AND remind_at >= 0 AND remind_at <= \(time) AND state IN (1, 3) LIMIT \(limit)
-                """)
-        }
+        try await database.read { session in try await session.execute(DueTasksStatement(time: time, limit: limit)).first?.tasks ?? 0 }
     }
 
     public func collectDueReminders(at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int {
-        let owners = try await database.read { session in
-            try await session.all("""
-                SELECT DISTINCT owner_id FROM (
-                    SELECT owner_id FROM task WHERE reminded_at IS NULL AND remind_at >= 0 AND remind_at <= \(time) AND state IN (1, 3) LIMIT 1000
-                ) AS due
-                """, as: String.self)
-        }
+        let owners = try await database.read { session in try await session.execute(DueTasksStatement(time: time, limit: 1_000)).first?.owners ?? [] }
         var collected = 0
         for owner in owners {
             collected += try await write(owner: owner) { session in
@@ -95,5 +85,32 @@ extension PostgresScheduling {
                 WHERE owner_id = \(delivery.owner) AND reminder_id = \(delivery.reminderID) AND receiver = \(delivery.receiver)
                 """)
         }
+    }
+}
+
+/// The reminder dispatcher's query, prepared once per connection: how many tasks (at most `limit`) have a
+/// reminder whose time has come and that is not written yet (served by a partial index), and their owners, in
+/// one row.
+struct DueTasksStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT count(*), array_agg(DISTINCT owner_id) FROM (
+            SELECT owner_id FROM task WHERE reminded_at IS NULL AND remind_at >= 0 AND remind_at <= $1::float8 AND state IN (1, 3) LIMIT $2::int8
+        ) AS due
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.float8, .int8]
+
+    var time: Double
+    var limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(time)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> (tasks: Int, owners: [String]) {
+        let (tasks, owners) = try row.decode((Int, [String]?).self)
+        return (tasks, owners ?? [])
     }
 }

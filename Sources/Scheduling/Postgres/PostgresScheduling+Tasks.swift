@@ -7,38 +7,30 @@ import PostgresNIO
 /// Task lists, counts, changes and the calendar feed in PostgreSQL.
 extension PostgresScheduling {
     public func tasks(_ query: TaskQuery, owner: String, at time: Date) async throws -> [CareTask] {
-        try await database.read { session in
-            let today = try SchedulePlanning.today(await Self.preferences(session, owner: owner), at: time).dayNumber
-            var sql = "SELECT \(PostgresTaskRows.columns) FROM task WHERE owner_id = $1"
-            switch query.view {
-            case .overdue: sql += " AND state IN (1, 3) AND due_day < \(today)"
-            case .today: sql += " AND state IN (1, 3) AND due_day = \(today)"
-            case .upcoming: sql += " AND state IN (1, 3) AND due_day > \(today)"
-            case .range: sql += " AND due_day BETWEEN \(query.range?.lowerBound ?? 0) AND \(query.range?.upperBound ?? 0)"
-            default: sql += " AND state IN (1, 3)"
+        try await forToday(owner: owner, at: time) { session, today in
+            let open = [1, 3]
+            let (states, days): ([Int], ClosedRange<Int>) = switch query.view {
+            case .overdue: (open, Int(Int32.min)...today - 1)
+            case .today: (open, today...today)
+            case .upcoming: (open, today + 1...Int(Int32.max))
+            case .range: ([], query.range ?? 0...0)
+            default: (open, Int(Int32.min)...Int(Int32.max))
             }
-            var bindings = PostgresBindings()
-            bindings.append(owner)
-            if !query.types.isEmpty {
-                sql += " AND kind = ANY($\(bindings.count + 1)::int8[])"
-                bindings.append(query.types)
-            }
-            if !query.plantID.isEmpty {
-                sql += " AND plant_id = $\(bindings.count + 1)"
-                bindings.append(query.plantID)
-            }
-            sql += " ORDER BY due_day, plant_id, kind LIMIT \(query.limit)"
-            return try await PostgresTaskRows.tasks(session.query(PostgresQuery(unsafeSQL: sql, binds: bindings)))
+            let rows = try await session.execute(ListTasksStatement(
+                owner: owner, states: states, firstDay: days.lowerBound, lastDay: days.upperBound, kinds: query.types,
+                plantID: query.plantID, limit: query.limit))
+            return (rows.first?.preferences, rows.compactMap(\.task))
         }
     }
 
     public func badge(owner: String, at time: Date) async throws -> (overdue: Int, today: Int) {
-        try await database.read { session in
-            let today = try SchedulePlanning.today(await Self.preferences(session, owner: owner), at: time).dayNumber
-            return try await session.all("""
-                SELECT count(*) FILTER (WHERE due_day < \(today)), count(*) FILTER (WHERE due_day = \(today))
+        try await forToday(owner: owner, at: time) { session, today in
+            let row = try await session.all("""
+                SELECT (SELECT message FROM preferences WHERE owner_id = \(owner)),
+                       count(*) FILTER (WHERE due_day < \(today)), count(*) FILTER (WHERE due_day = \(today))
                 FROM task WHERE owner_id = \(owner) AND state IN (1, 3)
-                """, as: (Int, Int).self).first ?? (0, 0)
+                """, as: (Data?, Int, Int).self).first
+            return (row?.0, (row?.1 ?? 0, row?.2 ?? 0))
         }
     }
 

@@ -13,6 +13,8 @@ import SwiftProtobuf
 /// other (but for the rare hash collision).
 public struct PostgresScheduling: SchedulingRecords {
     let database: PostgresStorage
+    /// Each owner's preferences as last read, to guess their today (``forToday(owner:at:_:)``).
+    let seenPreferences = SeenPreferences()
 
     public init(_ database: PostgresStorage) {
         self.database = database
@@ -56,16 +58,6 @@ public struct PostgresScheduling: SchedulingRecords {
         }
     }
 
-    public func putSchedule(_ schedule: Schedule, owner: String, at time: Date) async throws -> [CareTask] {
-        try await write(owner: owner) { session in
-            try await session.query("""
-                INSERT INTO schedule (owner_id, plant_id, message) VALUES (\(owner), \(schedule.plantID), \(try schedule.serializedBytes() as Data))
-                ON CONFLICT (owner_id, plant_id) DO UPDATE SET message = excluded.message
-                """)
-            try await Self.plan(session, schedule, owner: owner, at: time)
-            return try await Self.openTasks(session, plantID: schedule.plantID, owner: owner, limit: nil)
-        }
-    }
 
     public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask])? {
         try await database.read { session in
@@ -146,46 +138,6 @@ public struct PostgresScheduling: SchedulingRecords {
         try await write(owner: owner) { session in
             try await session.count("DELETE FROM webhook WHERE owner_id = \(owner) AND id = \(id) RETURNING 1") > 0
         }
-    }
-
-    // MARK: Planning
-
-    /// Plans `schedule` (``SchedulePlanning``), as ``SQLiteScheduling`` does.
-    static func plan(_ session: PostgresSession, _ schedule: Schedule, owner: String, at time: Date, preferences known: Preferences? = nil) async throws {
-        var preferences = known ?? Preferences()
-        if known == nil { preferences = try await Self.preferences(session, owner: owner) }
-        let today = try SchedulePlanning.today(preferences, at: time).dayNumber
-        let plant = schedule.plantID
-        // The plant's history in one statement: the last completion and the latest overdue open recurring task per kind.
-        var history = SchedulePlanning.History()
-        for (kind, completed, overdue) in try await session.all("""
-            SELECT kind, max(completed_at) FILTER (WHERE state = 2),
-                   max(due_day) FILTER (WHERE recurring AND state IN (1, 3) AND due_day < \(today))
-            FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND (state = 2 OR (recurring AND state IN (1, 3) AND due_day < \(today)))
-            GROUP BY kind
-            """, as: (Int, Double?, Int?).self) {
-            history.lastCompleted[kind] = completed
-            history.lastOverdue[kind] = overdue
-        }
-        try await session.query("""
-            DELETE FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND recurring AND state = 1 AND due_day >= \(today)
-            """)
-        // Reminders of tasks that will not remind any more (notifications turned off) are cancelled.
-        try await session.query("""
-            DELETE FROM reminder WHERE owner_id = \(owner)
-                AND task_id IN (SELECT id FROM task WHERE owner_id = \(owner) AND plant_id = \(plant) AND state IN (1, 3))
-                AND NOT EXISTS (SELECT 1 FROM delivery WHERE delivery.owner_id = reminder.owner_id AND delivery.reminder_id = reminder.id
-                                AND delivery.state = 1)
-            """)
-        let tasks = try SchedulePlanning.tasks(schedule, preferences: preferences, history: history, at: time)
-        guard !tasks.isEmpty else { return }
-        try await session.query("""
-            INSERT INTO task (owner_id, id, plant_id, kind, state, due_day, remind_at, recurring)
-            SELECT \(owner), id, \(plant), kind, 1, due_day, remind_at, true
-            FROM unnest(\(tasks.map(\.id))::text[], \(tasks.map(\.kind))::int8[], \(tasks.map(\.dueDay))::int8[], \(tasks.map(\.remindAt))::float8[])
-                AS planned (id, kind, due_day, remind_at)
-            ON CONFLICT (owner_id, id) DO NOTHING
-            """)
     }
 
     /// Moves the reminders not yet sent of one-off tasks and of tasks snoozed to a date (see ``SQLiteScheduling``).

@@ -99,5 +99,57 @@ enum PostgresSchedulingSchema {
             "CREATE TRIGGER calendar_schedule AFTER INSERT OR DELETE OR UPDATE ON schedule FOR EACH ROW EXECUTE FUNCTION bump_calendar_version()",
             "CREATE TRIGGER calendar_preferences AFTER INSERT OR DELETE OR UPDATE ON preferences FOR EACH ROW EXECUTE FUNCTION bump_calendar_version()",
         ]),
+        PostgresMigration(2, "planning in one statement", [
+            // What planning reads about a plant (SchedulePlanning.History): per kind, the last completion and the
+            // latest overdue open recurring task.
+            """
+            CREATE FUNCTION plan_history(p_owner text, p_plant text, p_today integer)
+            RETURNS TABLE (kind integer, completed double precision, overdue integer) LANGUAGE sql STABLE AS $$
+                SELECT kind, max(completed_at) FILTER (WHERE state = 2),
+                       max(due_day) FILTER (WHERE recurring AND state IN (1, 3) AND due_day < p_today)
+                FROM task WHERE owner_id = p_owner AND plant_id = p_plant
+                    AND (state = 2 OR (recurring AND state IN (1, 3) AND due_day < p_today))
+                GROUP BY kind
+            $$
+            """,
+            // A plant's plan written in one statement, under the owner's lock: the schedule (when given) stored,
+            // future open recurring tasks replaced by the planned ones, reminders of open tasks not being
+            // delivered cancelled; returns the plant's open tasks. With p_checked, it first checks that the
+            // preferences and history the plan was made from are still current (planning outside a transaction
+            // reads them without the lock) and fails with serialization_failure when they are not.
+            """
+            CREATE FUNCTION replan(p_owner text, p_plant text, p_today integer, p_schedule bytea, p_checked boolean,
+                                   p_preferences bytea, p_kinds integer[], p_completed double precision[], p_overdue double precision[],
+                                   p_ids text[], p_task_kinds integer[], p_days integer[], p_reminds double precision[])
+            RETURNS SETOF task LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(hashtextextended(p_owner, 0));
+                IF p_checked AND (
+                    (SELECT message FROM preferences WHERE owner_id = p_owner) IS DISTINCT FROM p_preferences
+                    OR (SELECT ROW(coalesce(array_agg(h.kind ORDER BY h.kind), '{}'),
+                                   coalesce(array_agg(coalesce(h.completed, 'NaN') ORDER BY h.kind), '{}'),
+                                   coalesce(array_agg(coalesce(h.overdue::double precision, 'NaN') ORDER BY h.kind), '{}'))
+                        FROM plan_history(p_owner, p_plant, p_today) AS h WHERE h.completed IS NOT NULL OR h.overdue IS NOT NULL)
+                       IS DISTINCT FROM ROW(p_kinds, p_completed, p_overdue)) THEN
+                    RAISE EXCEPTION 'the plan was made from a read that is no longer current' USING ERRCODE = 'serialization_failure';
+                END IF;
+                IF p_schedule IS NOT NULL THEN
+                    INSERT INTO schedule (owner_id, plant_id, message) VALUES (p_owner, p_plant, p_schedule)
+                    ON CONFLICT (owner_id, plant_id) DO UPDATE SET message = excluded.message;
+                END IF;
+                DELETE FROM task WHERE owner_id = p_owner AND plant_id = p_plant AND recurring AND state = 1 AND due_day >= p_today;
+                DELETE FROM reminder WHERE owner_id = p_owner
+                    AND task_id IN (SELECT id FROM task WHERE owner_id = p_owner AND plant_id = p_plant AND state IN (1, 3))
+                    AND NOT EXISTS (SELECT 1 FROM delivery WHERE delivery.owner_id = reminder.owner_id
+                                    AND delivery.reminder_id = reminder.id AND delivery.state = 1);
+                INSERT INTO task (owner_id, id, plant_id, kind, state, due_day, remind_at, recurring)
+                SELECT p_owner, planned.id, p_plant, planned.kind, 1, planned.due_day, planned.remind_at, true
+                FROM unnest(p_ids, p_task_kinds, p_days, p_reminds) AS planned (id, kind, due_day, remind_at)
+                ON CONFLICT (owner_id, id) DO NOTHING;
+                RETURN QUERY SELECT * FROM task WHERE owner_id = p_owner AND plant_id = p_plant AND state IN (1, 3) ORDER BY due_day, kind;
+            END
+            $$
+            """,
+        ]),
     ]
 }

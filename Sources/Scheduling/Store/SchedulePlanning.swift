@@ -17,7 +17,7 @@ enum SchedulePlanning {
     }
 
     /// What the backend read about one plant's history.
-    struct History: Sendable {
+    struct History: Sendable, Equatable {
         /// The latest completion time (seconds) by wire kind.
         var lastCompleted: [Int: Double] = [:]
         /// The latest due day of an overdue open recurring task by wire kind.
