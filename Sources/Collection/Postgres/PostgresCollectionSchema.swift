@@ -101,5 +101,12 @@ enum PostgresCollectionSchema {
             """,
             "CREATE INDEX journal_by_plant ON journal_event (owner_id, plant_id, occurred_at)",
         ]),
+        // A GIN index with fast updates keeps new entries in a pending list that every search reads through
+        // until a vacuum merges it: searches after a burst of adds (an import) were three times slower. Adds
+        // update the index directly instead.
+        PostgresMigration(2, "search index without a pending list", [
+            "ALTER INDEX plant_search SET (fastupdate = off)",
+            "SELECT gin_clean_pending_list('plant_search'::regclass)",
+        ]),
     ]
 }

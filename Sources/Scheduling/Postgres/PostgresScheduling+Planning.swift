@@ -67,16 +67,7 @@ extension PostgresScheduling {
     /// yesterday, and the open days from then to today), and the history of the owner's today is picked from it.
     static func planBasis(_ session: PostgresSession, plantID: String, owner: String, at time: Date) async throws -> PlanBasis? {
         let utcDay = Int((time.timeIntervalSince1970 / 86_400).rounded(.down))
-        let rows = try await session.all("""
-            SELECT (SELECT message FROM preferences WHERE owner_id = \(owner)), h.kind, h.completed, h.overdue_before, h.recent
-            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-                SELECT kind, max(completed_at) FILTER (WHERE state = 2) AS completed,
-                       max(due_day) FILTER (WHERE state <> 2 AND due_day < \(utcDay - 1)) AS overdue_before,
-                       array_agg(DISTINCT due_day) FILTER (WHERE state <> 2 AND due_day >= \(utcDay - 1))::int8[] AS recent
-                FROM task WHERE owner_id = \(owner) AND plant_id = \(plantID)
-                    AND (state = 2 OR (recurring AND state IN (1, 3) AND due_day <= \(utcDay)))
-                GROUP BY kind) AS h ON true
-            """, as: (Data?, Int?, Double?, Int?, [Int]?).self)
+        let rows = try await session.execute(PlanBasisStatement(owner: owner, plantID: plantID, utcDay: utcDay))
         let stored = rows.first?.0
         let preferences = try stored.map { try Preferences(serializedBytes: $0) } ?? SchedulingStore.defaultPreferences
         let today = try SchedulePlanning.today(preferences, at: time).dayNumber
@@ -117,5 +108,39 @@ extension PostgresScheduling {
                 \(kinds)::integer[], \(completed)::float8[], \(overdue)::float8[],
                 \(tasks.map(\.id))::text[], \(tasks.map(\.kind))::integer[], \(tasks.map(\.dueDay))::integer[], \(tasks.map(\.remindAt))::float8[])
             """))
+    }
+}
+
+/// ``PostgresScheduling/planBasis(_:plantID:owner:at:)``'s statement, prepared once per connection: the owner's
+/// stored preferences message and, per kind of the plant's tasks, the last completion, the latest open recurring
+/// due day before the day before `utcDay`, and the open recurring due days from then to `utcDay` (NULLs when the
+/// plant has no such task).
+struct PlanBasisStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT (SELECT message FROM preferences WHERE owner_id = $1::text), h.kind, h.completed, h.overdue_before, h.recent
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+            SELECT kind, max(completed_at) FILTER (WHERE state = 2) AS completed,
+                   max(due_day) FILTER (WHERE state <> 2 AND due_day < $3::int8 - 1) AS overdue_before,
+                   array_agg(DISTINCT due_day) FILTER (WHERE state <> 2 AND due_day >= $3::int8 - 1)::int8[] AS recent
+            FROM task WHERE owner_id = $1::text AND plant_id = $2::text
+                AND (state = 2 OR (recurring AND state IN (1, 3) AND due_day <= $3::int8))
+            GROUP BY kind) AS h ON true
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .int8]
+
+    var owner: String
+    var plantID: String
+    var utcDay: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(owner)
+        bindings.append(plantID)
+        bindings.append(utcDay)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> (Data?, Int?, Double?, Int?, [Int]?) {
+        try row.decode((Data?, Int?, Double?, Int?, [Int]?).self)
     }
 }

@@ -151,5 +151,39 @@ enum PostgresSchedulingSchema {
             $$
             """,
         ]),
+        // A new calendar version once per statement and owner, not once per row: planning a plant inserts and
+        // deletes a dozen tasks at a time. (Transition tables need one trigger per event; updates stay per row,
+        // as a trigger on some columns cannot have them.)
+        PostgresMigration(3, "calendar versions per statement", [
+            """
+            CREATE FUNCTION bump_calendar_versions() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO calendar_version (owner_id, version)
+                SELECT owner_id, floor((random() - 0.5) * 1.8e19)::bigint FROM (SELECT DISTINCT owner_id FROM changed) AS owners
+                ON CONFLICT (owner_id) DO UPDATE SET version = excluded.version;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "DROP TRIGGER calendar_task ON task",
+            """
+            CREATE TRIGGER calendar_task_insert AFTER INSERT ON task REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION bump_calendar_versions()
+            """,
+            """
+            CREATE TRIGGER calendar_task_delete AFTER DELETE ON task REFERENCING OLD TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION bump_calendar_versions()
+            """,
+            """
+            CREATE TRIGGER calendar_task_update AFTER UPDATE OF plant_id, kind, state, due_day, remind_at, note ON task
+            FOR EACH ROW EXECUTE FUNCTION bump_calendar_version()
+            """,
+        ]),
+        // ListTasks orders by day, plant and kind: an index in that order ends the scan at the page's last task
+        // (by day alone, it read every task of the view and sorted them).
+        PostgresMigration(4, "tasks by day in ListTasks' order", [
+            "CREATE INDEX task_by_day_plant_kind ON task (owner_id, due_day, plant_id, kind)",
+            "DROP INDEX task_by_day",
+        ]),
     ]
 }
