@@ -15,27 +15,31 @@ extension PostgresCollection {
         case (.text(let key), let id)?: page.add("(\(sortKey), id) \(query.descending ? "<" : ">") ($\(page.next)::text, $\(page.next + 1))", key, id)
         case (.none, _)?, nil: break
         }
-        // The count is a statement of its own: a window count in the listing would make it read every match
-        // instead of stopping at the page's end in index order (measured: slower by a fifth at 1,000 plants).
+        // The count is a subquery run once beside the page, not a window count: that would make the listing read
+        // every match instead of stopping at the page's end in index order (measured: slower by a fifth at 1,000
+        // plants). An empty page carries no count: then it is counted on its own.
         let listed = page.query("""
-            SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key FROM plant WHERE \(page.sql)
+            SELECT \(PostgresPlantRow.columns), \(sortKey) AS sort_key, (SELECT count(*) FROM plant WHERE \(filter.sql)) AS total
+            FROM plant WHERE \(page.sql)
             ORDER BY sort_key \(direction), id \(direction) LIMIT \(query.limit)
             """)
         let counted = filter.query("SELECT count(*) FROM plant WHERE \(filter.sql)")
         let isName = [.name, .family].contains(query.sort)
         return try await database.read { session in
-            let total = try await session.all(counted, as: Int.self).first ?? 0
+            var total: Int?
             var rows: [(plant: Plant, key: SortValue)] = []
             for try await row in try await session.query(listed) {
-                let cell = Array(row)[15]
-                rows.append((try PostgresPlantRow.plant(row), isName ? .text(try cell.decode(String.self)) : .number(try cell.decode(Double.self))))
+                let cells = row.makeRandomAccess()
+                rows.append((try PostgresPlantRow.plant(row), isName ? .text(try cells[15].decode(String.self)) : .number(try cells[15].decode(Double.self))))
+                total = try cells[16].decode(Int.self)
             }
+            if total == nil { total = try await session.all(counted, as: Int.self).first ?? 0 }
             let photos = try await PostgresPhotoRows.photos(session, owner: owner, plantIDs: rows.map(\.plant.id))
             return (rows.map { row in
                 var plant = row.plant
                 plant.photos = photos[plant.id] ?? []
                 return (plant, row.key)
-            }, total)
+            }, total ?? 0)
         }
     }
 
