@@ -74,24 +74,25 @@ extension PostgresCollection {
     public func statistics(owner: String, monthStart: Double) async throws -> Plantguide_Collection_V1_GetStatisticsResponse {
         try await database.read { session in
             var response = Plantguide_Collection_V1_GetStatisticsResponse()
-            let totals = try await session.all("""
-                SELECT count(*), count(*) FILTER (WHERE favorite), count(*) FILTER (WHERE added_at >= \(monthStart))
+            // One pass over the owner's plants: the totals, and the counts per family, species and source (which
+            // grouping a row is of: GROUPING's bit of a column is set where the row does not group by it).
+            for try await row in try await session.query("""
+                SELECT GROUPING(family, scientific_name, identification_source), family, scientific_name, identification_source,
+                       count(*), count(*) FILTER (WHERE favorite), count(*) FILTER (WHERE added_at >= \(monthStart))
                 FROM plant WHERE owner_id = \(owner)
-                """, as: (Int, Int, Int).self).first ?? (0, 0, 0)
-            response.totalPlants = UInt64(totals.0)
-            response.favorites = UInt64(totals.1)
-            response.addedThisMonth = UInt64(totals.2)
-            for (family, count) in try await session.all(
-                "SELECT family, count(*) FROM plant WHERE owner_id = \(owner) GROUP BY family", as: (String, Int).self) {
-                response.count(family: family, plants: UInt64(count))
-            }
-            for (species, count) in try await session.all(
-                "SELECT scientific_name, count(*) FROM plant WHERE owner_id = \(owner) GROUP BY scientific_name", as: (String, Int).self) {
-                response.plantsPerSpecies[species] = UInt64(count)
-            }
-            for (source, count) in try await session.all(
-                "SELECT identification_source, count(*) FROM plant WHERE owner_id = \(owner) GROUP BY identification_source", as: (Int, Int).self) {
-                response.count(source: source, plants: UInt64(count))
+                GROUP BY GROUPING SETS ((), (family), (scientific_name), (identification_source))
+                """) {
+                let (grouping, family, species, source, plants, favorites, thisMonth) = try row.decode(
+                    (Int, String?, String?, Int?, Int, Int, Int).self)
+                switch grouping {
+                case 0b111:
+                    response.totalPlants = UInt64(plants)
+                    response.favorites = UInt64(favorites)
+                    response.addedThisMonth = UInt64(thisMonth)
+                case 0b011: response.count(family: family ?? "", plants: UInt64(plants))
+                case 0b101: response.plantsPerSpecies[species ?? ""] = UInt64(plants)
+                default: response.count(source: source ?? 0, plants: UInt64(plants))
+                }
             }
             return response
         }
