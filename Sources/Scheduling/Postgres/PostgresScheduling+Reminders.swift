@@ -55,12 +55,19 @@ extension PostgresScheduling {
         return tasks.count
     }
 
-    public func dueDeliveries(at time: Double, limit: Int) async throws -> [DueDelivery] {
+    public func claimDueDeliveries(at time: Double, lease: Double, limit: Int) async throws -> [DueDelivery] {
+        // Rows another replica is claiming right now are skipped, not waited for; one it claimed a moment ago no
+        // longer matches (PostgreSQL re-checks a locked row's condition on its newest version).
         try await database.read { session in
             try await session.all("""
-                SELECT delivery.owner_id, delivery.reminder_id, delivery.receiver, delivery.attempts, reminder.message
-                FROM delivery JOIN reminder ON reminder.owner_id = delivery.owner_id AND reminder.id = delivery.reminder_id
-                WHERE delivery.state = 0 AND delivery.next_attempt_at <= \(time) ORDER BY delivery.next_attempt_at LIMIT \(limit)
+                WITH due AS (
+                    SELECT owner_id, reminder_id, receiver FROM delivery WHERE state = 0 AND next_attempt_at <= \(time)
+                    ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                UPDATE delivery SET next_attempt_at = \(time + lease)
+                FROM due, reminder
+                WHERE delivery.owner_id = due.owner_id AND delivery.reminder_id = due.reminder_id AND delivery.receiver = due.receiver
+                    AND reminder.owner_id = due.owner_id AND reminder.id = due.reminder_id
+                RETURNING delivery.owner_id, delivery.reminder_id, delivery.receiver, delivery.attempts, reminder.message
                 """, as: (String, String, String, Int, Data).self).map {
                 DueDelivery(owner: $0.0, reminderID: $0.1, receiver: $0.2, attempts: $0.3, message: $0.4)
             }

@@ -80,11 +80,20 @@ public final class ReminderDispatcher: Sendable {
         }
     }
 
-    /// Makes the deliveries whose time has come, one after another.
+    /// How long a claim on due deliveries holds (see ``SchedulingRecords/claimDueDeliveries(at:lease:limit:)``): what
+    /// a dispatcher that dies after claiming leaves to the others, at the latest this long after.
+    public static let deliveryLease: TimeInterval = 15
+    /// The longest one delivery takes: a webhook's timeout.
+    static let deliveryTimeout: TimeInterval = 10
+
+    /// Makes the deliveries whose time has come, one after another. The batch is claimed for ``deliveryLease``;
+    /// a delivery that could still be in flight when the claim ends is left to the next claim (this dispatcher's
+    /// or another replica's), so no delivery goes out from two dispatchers.
     func deliverDue() async throws -> Int {
         let time = now().timeIntervalSince1970
         var delivered = 0
-        for delivery in try await records.dueDeliveries(at: time, limit: 200) {
+        for delivery in try await records.claimDueDeliveries(at: time, lease: Self.deliveryLease, limit: 200) {
+            guard now().timeIntervalSince1970 + Self.deliveryTimeout + 1 < time + Self.deliveryLease else { break }
             let attempts = delivery.attempts
             guard try await stillWanted(delivery.message, owner: delivery.owner) else {
                 try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts, next: time,
@@ -130,7 +139,7 @@ public final class ReminderDispatcher: Sendable {
             "Content-Type": "application/json",
             WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
             "X-PlantGuide-Reminder-Id": reminderID,
-        ], body: body), timeout: .seconds(10))
+        ], body: body), timeout: .seconds(Self.deliveryTimeout))
         guard (200..<300).contains(response.status) else {
             throw SchedulingError(.failedPrecondition, "webhook \(hookID) answered \(response.status)")
         }

@@ -46,9 +46,9 @@ extension SQLiteScheduling {
         }
     }
 
-    public func dueDeliveries(at time: Double, limit: Int) async throws -> [DueDelivery] {
-        try await writer.read { db in
-            try Row.fetchAll(db, sql: """
+    public func claimDueDeliveries(at time: Double, lease: Double, limit: Int) async throws -> [DueDelivery] {
+        try await writer.write { db in
+            let due = try Row.fetchAll(db, sql: """
                 SELECT delivery.reminderID, delivery.receiver, delivery.attempts, reminder.ownerID, reminder.message
                 FROM delivery JOIN reminder ON reminder.id = delivery.reminderID
                 WHERE delivery.state = 0 AND delivery.nextAttemptAt <= ? ORDER BY delivery.nextAttemptAt LIMIT ?
@@ -56,6 +56,11 @@ extension SQLiteScheduling {
                 DueDelivery(owner: row["ownerID"], reminderID: row["reminderID"], receiver: row["receiver"], attempts: row["attempts"],
                             message: row["message"])
             }
+            for delivery in due {
+                try db.execute(sql: "UPDATE delivery SET nextAttemptAt = ? WHERE reminderID = ? AND receiver = ?",
+                               arguments: [time + lease, delivery.reminderID, delivery.receiver])
+            }
+            return due
         }
     }
 

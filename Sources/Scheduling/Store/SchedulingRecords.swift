@@ -77,8 +77,9 @@ public protocol SchedulingRecords: Sendable {
     /// `publishing`, then each webhook); a reminder later than `maxLateness` or whose toggle is off is marked and not
     /// written. Returns how many tasks it handled.
     func collectDueReminders(at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int
-    /// Pending deliveries whose time has come, oldest first.
-    func dueDeliveries(at time: Double, limit: Int) async throws -> [DueDelivery]
+    /// Claims pending deliveries whose time has come, oldest first: each one's next attempt moves to `time + lease`,
+    /// so that no other dispatcher (another replica's) takes it before the claimer marks it or the lease ends.
+    func claimDueDeliveries(at time: Double, lease: Double, limit: Int) async throws -> [DueDelivery]
     /// Whether a task of `kind` of the plant reminds its owner, as the preferences stand now.
     func reminds(owner: String, plantID: String, kind: CareTaskKind) async throws -> Bool
     /// A webhook's URL and secret.
