@@ -134,7 +134,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
     private func dispatch(_ call: ClientCall) {
         let now = MonotonicTime.now()
         guard now < call.deadline else {
-            return call.fail(RPCError(.deadlineExceeded, "deadline exceeded before the call was sent"))
+            return call.fail(RPCError(.deadlineExceeded, "deadline exceeded before the call was sent (\(endpointStates))"))
         }
         let ready = endpoints.indices.filter { endpoints[$0].state == .ready }
         if !ready.isEmpty {
@@ -175,6 +175,12 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
     private var mayBecomeReadySoon: Bool {
         if case .dns = target, resolution == nil { return true }
         return endpoints.contains { $0.state == .connecting }
+    }
+
+    /// Each endpoint's state, calls outstanding and last problem, for errors that must say why no endpoint took a call.
+    private var endpointStates: String {
+        endpoints.isEmpty ? "no endpoint" : endpoints.map { "\($0.address): \($0.state), \($0.outstanding) outstanding, \($0.lastProblem)" }
+            .joined(separator: "; ")
     }
 
     private var unavailableError: RPCError {
@@ -232,7 +238,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
             forget(call)
             call.fail(wasSent
                 ? RPCError(.deadlineExceeded, "deadline exceeded waiting for \(call.method)")
-                : RPCError(.deadlineExceeded, "deadline exceeded before a connection to \(target) was ready"))
+                : RPCError(.deadlineExceeded, "deadline exceeded before a connection to \(target) was ready (\(endpointStates))"))
         }
     }
 
