@@ -74,6 +74,12 @@ struct GatewayJourneyTests {
                                      environment: gatewayEnvironment)
         }
 
+        /// Another gateway process on the same services and storage (a replica, with PostgreSQL), on endpoints of its own.
+        func gatewayReplica() async throws -> ServiceProcess {
+            try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
+                                     environment: gatewayEnvironment.merging(["PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(try FreePort.next())"]) { $1 })
+        }
+
         /// Runs `plantguide-gateway` with `arguments` on the gateway's data folder.
         func gatewayCommand(_ arguments: [String]) async throws -> ChildProcess.Outcome {
             try await ChildProcess.run(BuildProducts.url(of: "plantguide-gateway"), arguments + ["--data", gateway.dataDirectory.path],
@@ -247,6 +253,37 @@ struct GatewayJourneyTests {
         #expect(afterRevoke?.code == .unauthenticated)
         let users = try await stack.gatewayCommand(["users", "list"])
         #expect(users.output.contains("ana") && users.output.contains("0 active tokens") && users.output.contains("1 active token\t"))
+        await stack.stop()
+    }
+
+    @Test("two gateway replicas on one PostgreSQL: a plant saved through one is listed and scheduled through the other; a revoked token is refused by both")
+    func gatewayReplicas() async throws {
+        let stack = try await Stack(.postgres)
+        let replica = try await stack.gatewayReplica()
+        let other = try RPCClient(target: replica.endpoint)
+        defer { other.close() }
+        let token = try await stack.token(for: "ana")
+        let options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
+
+        _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p1") }, token: token)
+        let listed = try await other.call(Gateway.listPlants, .init(), options: options)
+        let tasks = try await other.call(Gateway.listTasks, .init(), options: options)
+        #expect(listed.page.plants.map(\.id) == ["p1"] && !tasks.tasks.isEmpty)
+
+        let tokenID = token.split(separator: "_")[1]
+        #expect(try await stack.gatewayCommand(["tokens", "revoke", String(tokenID)]).status == 0)
+        // Each replica re-reads the revocation count at most every quarter second; a second is plenty.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(1)
+        var refused: [RPCError.Code?] = [nil, nil]
+        while refused.contains(nil) && clock.now < deadline {
+            for (index, client) in [stack.client, other].enumerated() where refused[index] == nil {
+                do { _ = try await client.call(Gateway.listPlants, .init(), options: options) } catch let error as RPCError { refused[index] = error.code }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(refused == [.unauthenticated, .unauthenticated])
+        #expect(await replica.terminate() == 0)
         await stack.stop()
     }
 
