@@ -205,6 +205,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "PlantGuideStorage", "PlantGuideTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "FuzzTests",
             dependencies: [
                 "Collection", "Scheduling", "CareData", "Identification", "PlantGuideRPC", "PlantGuideProtos",

@@ -8,7 +8,7 @@ import Testing
 /// Health checks stay prompt while a service's handlers are saturated: an orchestrator kills a pod whose probe
 /// times out, so this is correctness, not speed. Each service runs as a real process; the probes come from a
 /// thread of their own (``HealthProber``), so they measure the service and not this test process.
-@Suite("Health under saturation", .serialized, .cleansUp)
+@Suite("Health under saturation", .serialized, .cleansUp, .noStackBeside)
 struct LivenessTests {
     /// The most a probe may take at the 99th percentile while the service is saturated.
     static let p99Limit = 100.0

@@ -31,7 +31,7 @@ struct ServiceProcessTests {
         #expect(await second.terminate() == 0)
     }
 
-    @Test("three processes share the calls; a killed one is avoided and no call is lost")
+    @Test("three processes share the calls; a killed one is avoided and no call is lost", .noStackBeside)
     func threeEndpoints() async throws {
         var services: [ServiceProcess] = []
         for _ in 0..<3 {

@@ -61,6 +61,32 @@ public protocol GatewayRecords: Sendable {
     func careLookups(after cursor: PendingWork.CareLookup?, limit: Int) async throws -> [PendingWork.CareLookup]
     /// Drops every pending entry of the user.
     func forgetPendingWork(userID: String) async throws
+
+    // MARK: Claims on pending work
+
+    /// Claims `claim` for `claimer` until `until`: true unless another claimer holds it (until a time after `now`),
+    /// or, for a plant's entry, another claimer is erasing the user's data. A backend that one gateway process
+    /// uses alone (SQLite) claims everything: the process's own claims in memory keep its tasks apart.
+    func claimPending(_ claim: PendingClaim, by claimer: String, until: Double, at now: Double) async throws -> Bool
+    /// Drops `claimer`'s claim made until `until` (not a later claim of the same entry).
+    func releasePending(_ claim: PendingClaim, by claimer: String, until: Double) async throws
+    /// Whether a claimer other than `claimer` holds a claim on one of the user's plants' entries at `now`.
+    func othersClaimPending(userID: String, besides claimer: String, at now: Double) async throws -> Bool
+}
+
+/// What a gateway claims: a plant's care lookup or deletion, or the erasing of a user's data.
+public struct PendingClaim: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        case care, deletion, erase
+    }
+
+    public var userID: String
+    public var kind: Kind
+    public var plantID: String
+
+    public static func care(_ userID: String, _ plantID: String) -> Self { Self(userID: userID, kind: .care, plantID: plantID) }
+    public static func deletion(_ userID: String, _ plantID: String) -> Self { Self(userID: userID, kind: .deletion, plantID: plantID) }
+    public static func erase(_ userID: String) -> Self { Self(userID: userID, kind: .erase, plantID: "") }
 }
 
 /// A token as stored: its id, its user, the SHA-256 of its secret, and when it was made.

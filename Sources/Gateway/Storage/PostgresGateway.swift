@@ -256,4 +256,31 @@ public struct PostgresGateway: GatewayRecords {
             try await session.query("DELETE FROM pending_deletion WHERE user_id = \(userID)")
         }
     }
+
+    // MARK: Claims on pending work
+
+    public func claimPending(_ claim: PendingClaim, by claimer: String, until: Double, at now: Double) async throws -> Bool {
+        try await database.read { session in
+            try await session.all("""
+                SELECT claim_pending(\(claim.userID), \(claim.kind.rawValue), \(claim.plantID), \(claimer), \(until), \(now))
+                """, as: Bool.self).first ?? false
+        }
+    }
+
+    public func releasePending(_ claim: PendingClaim, by claimer: String, until: Double) async throws {
+        _ = try await database.read { session in
+            try await session.query("""
+                DELETE FROM pending_claim WHERE user_id = \(claim.userID) AND kind = \(claim.kind.rawValue) AND plant_id = \(claim.plantID)
+                    AND claimer = \(claimer) AND until = \(until)
+                """)
+        }
+    }
+
+    public func othersClaimPending(userID: String, besides claimer: String, at now: Double) async throws -> Bool {
+        try await database.read { session in
+            try await session.count("""
+                SELECT 1 FROM pending_claim WHERE user_id = \(userID) AND kind <> 'erase' AND claimer <> \(claimer) AND until > \(now) LIMIT 1
+                """) > 0
+        }
+    }
 }

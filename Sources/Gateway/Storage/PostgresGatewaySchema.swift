@@ -71,5 +71,40 @@ enum PostgresGatewaySchema {
             """,
             "CREATE INDEX pending_care_by_age ON pending_care (since, user_id, plant_id)",
         ]),
+        // Which gateway replica works on which pending entry, until when (a lease), so that two replicas never
+        // finish the same one, and an erase of a person's data keeps every replica off their entries. Kinds: 'care'
+        // and 'deletion' (a plant's), 'erase' (a person's, plant ''). Claims of one user are made one at a time
+        // (their advisory lock), so a claim and an erase never cross.
+        PostgresMigration(2, "claims on pending work", [
+            """
+            CREATE TABLE pending_claim (
+                user_id text COLLATE "C" NOT NULL,
+                kind text COLLATE "C" NOT NULL,
+                plant_id text COLLATE "C" NOT NULL,
+                claimer text NOT NULL,
+                until double precision NOT NULL,
+                PRIMARY KEY (user_id, kind, plant_id)
+            )
+            """,
+            """
+            CREATE FUNCTION claim_pending(p_user text, p_kind text, p_plant text, p_claimer text, p_until double precision,
+                                          p_now double precision) RETURNS boolean LANGUAGE plpgsql AS $$
+            DECLARE
+                claimed boolean;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(hashtextextended('pending:' || p_user, 0));
+                IF p_kind <> 'erase' AND EXISTS (SELECT 1 FROM pending_claim WHERE user_id = p_user AND kind = 'erase'
+                                                 AND plant_id = '' AND claimer <> p_claimer AND until > p_now) THEN
+                    RETURN false;
+                END IF;
+                INSERT INTO pending_claim (user_id, kind, plant_id, claimer, until) VALUES (p_user, p_kind, p_plant, p_claimer, p_until)
+                ON CONFLICT (user_id, kind, plant_id) DO UPDATE SET claimer = excluded.claimer, until = excluded.until
+                    WHERE pending_claim.until <= p_now OR pending_claim.claimer = excluded.claimer
+                RETURNING true INTO claimed;
+                RETURN coalesce(claimed, false);
+            END
+            $$
+            """,
+        ]),
     ]
 }

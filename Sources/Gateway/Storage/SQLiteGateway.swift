@@ -230,4 +230,12 @@ public struct SQLiteGateway: GatewayRecords {
             try db.execute(sql: "DELETE FROM pendingDeletion WHERE userID = ?", arguments: [userID])
         }
     }
+
+    // MARK: Claims on pending work (one gateway process per SQLite file: its claims in memory suffice)
+
+    public func claimPending(_ claim: PendingClaim, by claimer: String, until: Double, at now: Double) async throws -> Bool { true }
+
+    public func releasePending(_ claim: PendingClaim, by claimer: String, until: Double) async throws {}
+
+    public func othersClaimPending(userID: String, besides claimer: String, at now: Double) async throws -> Bool { false }
 }

@@ -26,8 +26,13 @@ public struct PendingWork: Sendable {
     static let pageSize = 100
 
     let records: any GatewayRecords
-    /// The lookups this process is working on; shared by every copy.
-    let claims = PendingWorkClaims()
+    /// The lookups and deletions being worked on; shared by every copy.
+    let claims: PendingWorkClaims
+
+    init(records: any GatewayRecords) {
+        self.records = records
+        claims = PendingWorkClaims(records: records)
+    }
 
     /// Records a deletion before it starts; a care lookup still pending for the plant is dropped with it.
     func beginDeletion(_ deletion: Deletion) async throws {

@@ -1,16 +1,23 @@
+import Foundation
 import Synchronization
 
-/// Which pending care lookups and deletions this gateway process is working on right now, so that two of its tasks
-/// never work on the same one: a save under way keeps the sweeper off its lookup (the sweeper would plan the
-/// schedule a second time, perhaps after the person erased their data), a deletion under way keeps it off that
-/// deletion (finishing it first, the sweeper left the caller's answer counting no task deleted), and erasing a
-/// person's data keeps it off all of their lookups. In memory only: after a crash nothing is under way, and the
-/// sweeper takes everything.
+/// Which pending care lookups and deletions are being worked on right now, so that two tasks never work on the
+/// same one: a save under way keeps the sweeper off its lookup (the sweeper would plan the schedule a second time,
+/// perhaps after the person erased their data), a deletion under way keeps it off that deletion (finishing it
+/// first, the sweeper left the caller's answer counting no task deleted), and erasing a person's data keeps it off
+/// all of their lookups.
+///
+/// Within this process the claims are held in memory. Gateway replicas sharing one database also claim in it
+/// (``GatewayRecords/claimPending(_:by:until:at:)``), for ``lease`` seconds (30 by default), so that a replica
+/// never works on what another holds; a claim of a replica that died ends with its lease, and then any replica
+/// takes the work.
 final class PendingWorkClaims: Sendable {
     private struct Held {
         var lookups: Set<Key> = []
         var deletions: Set<Key> = []
         var erasing: Set<String> = []
+        /// The claims this process holds in the database, with the time each lasts until.
+        var shared: [PendingClaim: Double] = [:]
     }
 
     private struct Key: Hashable {
@@ -18,38 +25,94 @@ final class PendingWorkClaims: Sendable {
         var plantID: String
     }
 
-    private let held = Mutex(Held())
+    /// How long a claim in the database holds, in seconds: longer than any one piece of work (a call gets 10 s).
+    let lease: Double
 
-    /// Claims the lookup of `plantID`; false when another task holds it or the person's data is being erased.
-    func claim(userID: String, plantID: String) -> Bool {
-        held.withLock { held in
-            !held.erasing.contains(userID) && held.lookups.insert(Key(userID: userID, plantID: plantID)).inserted
+    private let held = Mutex(Held())
+    private let records: (any GatewayRecords)?
+    /// This process's name in the database's claims.
+    let claimer = UUID().uuidString
+
+    init(records: (any GatewayRecords)? = nil, lease: Double = 30) {
+        self.records = records
+        self.lease = lease
+    }
+
+    /// Claims the lookup of `plantID`; false when another task (or replica) holds it or the person's data is being
+    /// erased.
+    func claim(userID: String, plantID: String) async -> Bool {
+        let key = Key(userID: userID, plantID: plantID)
+        guard held.withLock({ !$0.erasing.contains(userID) && $0.lookups.insert(key).inserted }) else { return false }
+        guard await claimShared(.care(userID, plantID)) == true else {
+            _ = held.withLock { $0.lookups.remove(key) }
+            return false
         }
+        return true
     }
 
     func release(userID: String, plantID: String) {
         _ = held.withLock { $0.lookups.remove(Key(userID: userID, plantID: plantID)) }
+        releaseShared(.care(userID, plantID))
     }
 
-    /// Keeps new claims of `userID`'s lookups off and waits until those held are released (the sweeper finishes
-    /// the one call it is making); ``endErasing(userID:)`` lets them in again.
+    /// Keeps new claims of `userID`'s lookups off, in this process and (through the database) in every replica, and
+    /// waits until those held are released or their lease ends (the sweeper finishes the one call it is making);
+    /// ``endErasing(userID:)`` lets them in again.
     func beginErasing(userID: String) async {
         held.withLock { _ = $0.erasing.insert(userID) }
         while held.withLock({ held in held.lookups.contains { $0.userID == userID } }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        guard let records else { return }
+        // No other replica's claim outlasts its lease: waiting longer than that is never needed.
+        let giveUp = Date().timeIntervalSince1970 + lease
+        while await claimShared(.erase(userID)) == false, Date().timeIntervalSince1970 < giveUp {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        while (try? await records.othersClaimPending(userID: userID, besides: claimer, at: Date().timeIntervalSince1970)) ?? false,
+              Date().timeIntervalSince1970 < giveUp {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     func endErasing(userID: String) {
         _ = held.withLock { $0.erasing.remove(userID) }
+        releaseShared(.erase(userID))
     }
 
-    /// Claims the deletion of `plantID`; false when another task is working on it.
-    func claimDeletion(userID: String, plantID: String) -> Bool {
-        held.withLock { $0.deletions.insert(Key(userID: userID, plantID: plantID)).inserted }
+    /// Claims the deletion of `plantID`; false when another task (or replica) is working on it.
+    func claimDeletion(userID: String, plantID: String) async -> Bool {
+        let key = Key(userID: userID, plantID: plantID)
+        guard held.withLock({ $0.deletions.insert(key).inserted }) else { return false }
+        guard await claimShared(.deletion(userID, plantID)) == true else {
+            _ = held.withLock { $0.deletions.remove(key) }
+            return false
+        }
+        return true
     }
 
     func releaseDeletion(userID: String, plantID: String) {
         _ = held.withLock { $0.deletions.remove(Key(userID: userID, plantID: plantID)) }
+        releaseShared(.deletion(userID, plantID))
+    }
+
+    /// Claims `claim` in the database for ``lease`` seconds (always, without one); false when another replica holds
+    /// it, nil when the database cannot be asked (the work waits for a later try; an erase goes on).
+    private func claimShared(_ claim: PendingClaim) async -> Bool? {
+        guard let records else { return true }
+        let now = Date().timeIntervalSince1970
+        // A time of its own: releasing this claim later never drops a newer claim of the same entry.
+        let until = now + lease + Double.random(in: 0..<0.001)
+        guard let claimed = try? await records.claimPending(claim, by: claimer, until: until, at: now) else { return nil }
+        if claimed { held.withLock { $0.shared[claim] = until } }
+        return claimed
+    }
+
+    /// Drops this process's claim in the database (in the background: releasing never makes a caller wait, and a
+    /// release that fails leaves a claim that ends with its lease).
+    private func releaseShared(_ claim: PendingClaim) {
+        guard let records, let until = held.withLock({ $0.shared.removeValue(forKey: claim) }) else { return }
+        let claimer = self.claimer
+        Task { try? await records.releasePending(claim, by: claimer, until: until) }
     }
 }

@@ -20,7 +20,7 @@ public struct PendingWorkSweeper: Sendable {
         var finished = 0
         for deletion in (try? await pending.deletions()) ?? [] {
             // One a DeletePlant under way holds is that call's to finish.
-            guard pending.claims.claimDeletion(userID: deletion.userID, plantID: deletion.plantID) else { continue }
+            guard await pending.claims.claimDeletion(userID: deletion.userID, plantID: deletion.plantID) else { continue }
             defer { pending.claims.releaseDeletion(userID: deletion.userID, plantID: deletion.plantID) }
             let caller = Caller(id: deletion.userID, deadline: .now + .seconds(10), traceID: nil)
             do {
@@ -89,7 +89,7 @@ public struct PendingWorkSweeper: Sendable {
     }
 
     private func claim(_ lookup: PendingWork.CareLookup, waiting: Bool) async -> Bool {
-        while !pending.claims.claim(userID: lookup.userID, plantID: lookup.plantID) {
+        while !(await pending.claims.claim(userID: lookup.userID, plantID: lookup.plantID)) {
             guard waiting else { return false }
             try? await Task.sleep(for: .milliseconds(10))
         }

@@ -37,7 +37,7 @@ struct PlantUseCases: Sendable {
         // Recorded before the plant is added: a crash (or an outage) anywhere from here on leaves this entry, and
         // the sweeper gives the plant its schedule, so no plant stays without one. While this save runs, the
         // sweeper leaves the entry alone (unless it was already working on this plant's earlier one).
-        let claimed = pending.claims.claim(userID: caller.id, plantID: request.plant.id)
+        let claimed = await pending.claims.claim(userID: caller.id, plantID: request.plant.id)
         defer { if claimed { pending.claims.release(userID: caller.id, plantID: request.plant.id) } }
         var lookup = PendingWork.CareLookup(
             userID: caller.id, plantID: request.plant.id, scientificName: request.plant.scientificName,
@@ -186,7 +186,12 @@ struct PlantUseCases: Sendable {
         guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
         let deletion = PendingWork.Deletion(userID: caller.id, plantID: plantID)
         // Held while it runs, so that the sweeper does not finish the same deletion at the same time.
-        while !pending.claims.claimDeletion(userID: caller.id, plantID: plantID) { try await Task.sleep(for: .milliseconds(10)) }
+        while !(await pending.claims.claimDeletion(userID: caller.id, plantID: plantID)) {
+            guard ContinuousClock.now < caller.deadline else {
+                throw RPCError(.unavailable, "the plant's deletion is being finished elsewhere; retry shortly")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         defer { pending.claims.releaseDeletion(userID: caller.id, plantID: plantID) }
         try await pending.beginDeletion(deletion)
         do {
