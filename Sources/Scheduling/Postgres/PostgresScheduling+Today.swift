@@ -1,7 +1,7 @@
 import Foundation
+import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideStorage
-import PlantGuideProtos
 import PostgresNIO
 import Synchronization
 
