@@ -287,6 +287,49 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
+    @Test("two gateway replicas: the same save sent to both at once makes one plant and one plan; a deletion racing a save on the other leaves no task without its plant")
+    func racesAcrossReplicas() async throws {
+        let stack = try await Stack(.postgres)
+        let replica = try await stack.gatewayReplica()
+        let other = try RPCClient(target: replica.endpoint)
+        defer { other.close() }
+        let token = try await stack.token(for: "ana")
+        let options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
+        let clients = [stack.client, other]
+
+        for round in 0..<5 {
+            async let first = clients[0].call(Gateway.savePlant, .with { $0.plant = Self.plant("same\(round)") }, options: options)
+            async let second = clients[1].call(Gateway.savePlant, .with { $0.plant = Self.plant("same\(round)") }, options: options)
+            let saves = try await [first, second]
+            #expect(saves.filter(\.created).count == 1, "round \(round): both saves said they created the plant")
+        }
+        let plants = try await other.call(Gateway.listPlants, .init(), options: options).page.plants
+        let tasks = try await stack.client.call(Gateway.listTasks, .init(), options: options).tasks
+        #expect(plants.count == 5)
+        #expect(Set(tasks.map(\.id)).count == tasks.count, "a task planned twice")
+        #expect(Set(tasks.map(\.plantID)) == Set(plants.map(\.id)))
+
+        for round in 0..<5 {
+            async let save = clients[round % 2].call(Gateway.savePlant, .with { $0.plant = Self.plant("raced\(round)") }, options: options)
+            async let delete = clients[(round + 1) % 2].call(Gateway.deletePlant, .with { $0.plantID = "raced\(round)" }, options: options)
+            _ = try await (save, delete)
+        }
+        // Whichever came first, once the pending work is done no task belongs to a plant that is not there.
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(15)
+        var orphans: Set<String> = []
+        repeat {
+            let plantIDs = Set(try await stack.client.call(Gateway.listPlants, .init(), options: options).page.plants.map(\.id))
+            let taskPlants = Set(try await other.call(Gateway.listTasks, .init(), options: options).tasks.map(\.plantID))
+            orphans = taskPlants.subtracting(plantIDs)
+            if orphans.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(200))
+        } while clock.now < end
+        #expect(orphans.isEmpty, "tasks of plants that are gone: \(orphans.sorted())")
+        #expect(await replica.terminate() == 0)
+        await stack.stop()
+    }
+
     @Test("beyond its rate a token gets RESOURCE_EXHAUSTED, reason RATE_LIMITED, with the wait; other tokens are not slowed")
     func rateLimit() async throws {
         let stack = try await Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "5"])

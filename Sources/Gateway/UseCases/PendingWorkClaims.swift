@@ -80,7 +80,8 @@ final class PendingWorkClaims: Sendable {
         releaseShared(.erase(userID))
     }
 
-    /// Claims the deletion of `plantID`; false when another task (or replica) is working on it.
+    /// Claims the deletion of `plantID`; false when another task (or replica) is working on it. A save of the plant
+    /// takes it too, so that a save and a deletion of one plant never interleave.
     func claimDeletion(userID: String, plantID: String) async -> Bool {
         let key = Key(userID: userID, plantID: plantID)
         guard held.withLock({ $0.deletions.insert(key).inserted }) else { return false }

@@ -34,6 +34,14 @@ struct PlantUseCases: Sendable {
             care = nil
         }
 
+        // A deletion of the same plant and this save run one after the other, on any replica: interleaved, the
+        // deletion could remove the schedule before this save plans it and the plant after, leaving tasks of no plant.
+        while !(await pending.claims.claimDeletion(userID: caller.id, plantID: request.plant.id)) {
+            guard ContinuousClock.now < caller.deadline else { throw RPCError(.unavailable, "the plant is being deleted; retry shortly") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        defer { pending.claims.releaseDeletion(userID: caller.id, plantID: request.plant.id) }
+
         // Recorded before the plant is added: a crash (or an outage) anywhere from here on leaves this entry, and
         // the sweeper gives the plant its schedule, so no plant stays without one. While this save runs, the
         // sweeper leaves the entry alone (unless it was already working on this plant's earlier one).
