@@ -287,7 +287,7 @@ struct GatewayJourneyTests {
         await stack.stop()
     }
 
-    @Test("two gateway replicas: the same save sent to both at once makes one plant and one plan; a deletion racing a save on the other leaves no task without its plant")
+    @Test("two gateway replicas: one save sent to both at once makes one plant and one plan; a deletion racing a save leaves no task of no plant")
     func racesAcrossReplicas() async throws {
         let stack = try await Stack(.postgres)
         let replica = try await stack.gatewayReplica()
