@@ -116,6 +116,33 @@ struct GatewayJourneyTests {
         }
     }
 
+    /// The stack on PostgreSQL with a second gateway replica beside its gateway, and a user's token for both.
+    final class TwoGateways: Sendable {
+        let stack: Stack
+        let replica: ServiceProcess
+        /// A client of the second replica (the stack's own client calls the first).
+        let other: RPCClient
+        let token: String
+        /// Calls as the user, with the stack's patience.
+        let options: RPCCallOptions
+
+        init() async throws {
+            stack = try await Stack(.postgres)
+            replica = try await stack.gatewayReplica()
+            other = try RPCClient(target: replica.endpoint)
+            token = try await stack.token(for: "ana")
+            options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
+        }
+
+        /// Stops everything; the replica's exit status.
+        func stop() async -> Int32 {
+            other.close()
+            let status = await replica.terminate()
+            await stack.stop()
+            return status
+        }
+    }
+
     private static func plant(_ id: String, _ name: String = "Hibiscus rosa-sinensis") -> Plantguide_Collection_V1_Plant {
         .with {
             $0.id = id
@@ -258,12 +285,8 @@ struct GatewayJourneyTests {
 
     @Test("two gateway replicas on one PostgreSQL: a plant saved through one is listed and scheduled through the other; a revoked token is refused by both")
     func gatewayReplicas() async throws {
-        let stack = try await Stack(.postgres)
-        let replica = try await stack.gatewayReplica()
-        let other = try RPCClient(target: replica.endpoint)
-        defer { other.close() }
-        let token = try await stack.token(for: "ana")
-        let options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
+        let gateways = try await TwoGateways()
+        let (stack, other, token, options) = (gateways.stack, gateways.other, gateways.token, gateways.options)
 
         _ = try await stack.call(Gateway.savePlant, .with { $0.plant = Self.plant("p1") }, token: token)
         let listed = try await other.call(Gateway.listPlants, .init(), options: options)
@@ -283,19 +306,13 @@ struct GatewayJourneyTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(refused == [.unauthenticated, .unauthenticated])
-        #expect(await replica.terminate() == 0)
-        await stack.stop()
+        #expect(await gateways.stop() == 0)
     }
 
     @Test("two gateway replicas: one save sent to both at once makes one plant and one plan; a deletion racing a save leaves no task of no plant")
     func racesAcrossReplicas() async throws {
-        let stack = try await Stack(.postgres)
-        let replica = try await stack.gatewayReplica()
-        let other = try RPCClient(target: replica.endpoint)
-        defer { other.close() }
-        let token = try await stack.token(for: "ana")
-        let options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
-        let clients = [stack.client, other]
+        let gateways = try await TwoGateways()
+        let (stack, other, options, clients) = (gateways.stack, gateways.other, gateways.options, [gateways.stack.client, gateways.other])
 
         for round in 0..<5 {
             async let first = clients[0].call(Gateway.savePlant, .with { $0.plant = Self.plant("same\(round)") }, options: options)
@@ -326,8 +343,7 @@ struct GatewayJourneyTests {
             try await Task.sleep(for: .milliseconds(200))
         } while clock.now < end
         #expect(orphans.isEmpty, "tasks of plants that are gone: \(orphans.sorted())")
-        #expect(await replica.terminate() == 0)
-        await stack.stop()
+        #expect(await gateways.stop() == 0)
     }
 
     @Test("beyond its rate a token gets RESOURCE_EXHAUSTED, reason RATE_LIMITED, with the wait; other tokens are not slowed")

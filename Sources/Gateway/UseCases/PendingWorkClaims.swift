@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideRPC
 import Synchronization
 
 /// Which pending care lookups and deletions are being worked on right now, so that two tasks never work on the
@@ -90,6 +91,14 @@ final class PendingWorkClaims: Sendable {
             return false
         }
         return true
+    }
+
+    /// Waits until ``claimDeletion(userID:plantID:)`` succeeds; UNAVAILABLE when it has not by `deadline`.
+    func waitForDeletion(userID: String, plantID: String, until deadline: ContinuousClock.Instant) async throws {
+        while !(await claimDeletion(userID: userID, plantID: plantID)) {
+            guard ContinuousClock.now < deadline else { throw RPCError(.unavailable, "the plant is being saved or deleted elsewhere; retry shortly") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     func releaseDeletion(userID: String, plantID: String) {

@@ -36,10 +36,7 @@ struct PlantUseCases: Sendable {
 
         // A deletion of the same plant and this save run one after the other, on any replica: interleaved, the
         // deletion could remove the schedule before this save plans it and the plant after, leaving tasks of no plant.
-        while !(await pending.claims.claimDeletion(userID: caller.id, plantID: request.plant.id)) {
-            guard ContinuousClock.now < caller.deadline else { throw RPCError(.unavailable, "the plant is being deleted; retry shortly") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await pending.claims.waitForDeletion(userID: caller.id, plantID: request.plant.id, until: caller.deadline)
         defer { pending.claims.releaseDeletion(userID: caller.id, plantID: request.plant.id) }
 
         // Recorded before the plant is added: a crash (or an outage) anywhere from here on leaves this entry, and
@@ -194,12 +191,7 @@ struct PlantUseCases: Sendable {
         guard !plantID.isEmpty else { throw RPCError.invalidArgument("plant_id", .required, "plant_id is required") }
         let deletion = PendingWork.Deletion(userID: caller.id, plantID: plantID)
         // Held while it runs, so that the sweeper does not finish the same deletion at the same time.
-        while !(await pending.claims.claimDeletion(userID: caller.id, plantID: plantID)) {
-            guard ContinuousClock.now < caller.deadline else {
-                throw RPCError(.unavailable, "the plant's deletion is being finished elsewhere; retry shortly")
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await pending.claims.waitForDeletion(userID: caller.id, plantID: plantID, until: caller.deadline)
         defer { pending.claims.releaseDeletion(userID: caller.id, plantID: plantID) }
         try await pending.beginDeletion(deletion)
         do {

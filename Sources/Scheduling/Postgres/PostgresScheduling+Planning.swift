@@ -29,25 +29,20 @@ extension PostgresScheduling {
         }
         if let written { return written }
         // Overtaken three times in a row (or a time zone more than a day from UTC): planned under the owner's lock.
-        return try await write(owner: owner) { session in
-            let preferences = try await Self.preferences(session, owner: owner)
-            let today = try SchedulePlanning.today(preferences, at: time).dayNumber
-            let history = try await Self.history(session, plantID: schedule.plantID, owner: owner, today: today)
-            let tasks = try SchedulePlanning.tasks(schedule, preferences: preferences, history: history, at: time)
-            return try await Self.replan(session, schedule.plantID, owner: owner, today: today, tasks: tasks, storing: message, checking: nil)
-        }
+        return try await write(owner: owner) { session in try await Self.plan(session, schedule, owner: owner, at: time, storing: message) }
     }
 
-    /// Plans `schedule` again inside a write transaction that holds `owner`'s lock; returns the plant's open tasks.
+    /// Plans `schedule` again inside a write transaction that holds `owner`'s lock, storing its message too when
+    /// given; returns the plant's open tasks.
     @discardableResult
-    static func plan(_ session: PostgresSession, _ schedule: Schedule, owner: String, at time: Date, preferences known: Preferences? = nil) async throws
-        -> [CareTask] {
+    static func plan(_ session: PostgresSession, _ schedule: Schedule, owner: String, at time: Date, preferences known: Preferences? = nil,
+                     storing message: Data? = nil) async throws -> [CareTask] {
         var preferences = known ?? Preferences()
         if known == nil { preferences = try await Self.preferences(session, owner: owner) }
         let today = try SchedulePlanning.today(preferences, at: time).dayNumber
         let history = try await Self.history(session, plantID: schedule.plantID, owner: owner, today: today)
         let tasks = try SchedulePlanning.tasks(schedule, preferences: preferences, history: history, at: time)
-        return try await replan(session, schedule.plantID, owner: owner, today: today, tasks: tasks, storing: nil, checking: nil)
+        return try await replan(session, schedule.plantID, owner: owner, today: today, tasks: tasks, storing: message, checking: nil)
     }
 
     /// What a plan was made from, for `replan` to check: the stored preferences (nil when the owner has none)
