@@ -21,6 +21,7 @@ public final class GatewayRPCService: RPCService {
     private let logger: Logger
 
     private let database: PostgresStorage?
+    private let records: any GatewayRecords
 
     /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
@@ -33,6 +34,7 @@ public final class GatewayRPCService: RPCService {
     /// - Throws: when a service target is malformed.
     public init(configuration: GatewayConfiguration, records: any GatewayRecords, database: PostgresStorage? = nil, logger: Logger) throws {
         self.database = database
+        self.records = records
         accounts = AccountStore(records: records)
         pending = PendingWork(records: records)
         identificationSettings = IdentificationSettingsStore(records: records)
@@ -75,11 +77,14 @@ public final class GatewayRPCService: RPCService {
                            logger: logger)
     }
 
-    /// The background work that finishes interrupted deletions and care lookups.
     /// NOT_SERVING while the gateway's PostgreSQL does not answer.
     public var isReady: Bool { database?.isReachable ?? true }
 
+    /// The background work that finishes interrupted deletions and care lookups.
     public var sweeper: PendingWorkSweeper { PendingWorkSweeper(services: services, pending: pending, logger: logger) }
+
+    /// The background work that shares the tokens' rate limits with the other replicas (nothing on SQLite).
+    public var callCountSync: CallCountSync { CallCountSync(limiter: authenticator.limiter, records: records, logger: logger) }
 
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Gateway_V1_GatewayService

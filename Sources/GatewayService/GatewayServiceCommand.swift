@@ -119,7 +119,8 @@ struct Serve: AsyncParsableCommand {
                                          logger: environment.logger)
             // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
             return ServiceSet(rpc: [gateway], background: [
-                maintenance, SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), http, gateway.reminders,
+                maintenance, SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), gateway.callCountSync, http,
+                gateway.reminders,
             ])
         }
     }

@@ -34,4 +34,18 @@ struct TokenBucketTests {
         #expect(bucket.take(now: start + .seconds(10)) == .seconds(20))
         #expect(bucket.take(now: start + .seconds(31)) == nil)
     }
+
+    @Test("a level set from a shared bucket replaces its own, owing at most one bucketful")
+    func setLevel() {
+        var bucket = TokenBucket(capacity: 10, per: .seconds(10), now: start)
+        bucket.set(tokens: 1, now: start)
+        #expect(bucket.take(now: start) == nil)
+        #expect(bucket.take(now: start) == .seconds(1))
+
+        bucket.set(tokens: -50, now: start)
+        #expect(bucket.take(now: start) == .seconds(11), "owes 10, so 11 tokens' time until the next")
+        bucket.set(tokens: 50, now: start)
+        for _ in 0..<10 { #expect(bucket.take(now: start) == nil) }
+        #expect(bucket.take(now: start) != nil)
+    }
 }

@@ -126,8 +126,8 @@ struct GatewayJourneyTests {
         /// Calls as the user, with the stack's patience.
         let options: RPCCallOptions
 
-        init() async throws {
-            stack = try await Stack(.postgres)
+        init(gatewayExtra: [String: String] = [:]) async throws {
+            stack = try await Stack(.postgres, gatewayExtra: gatewayExtra)
             replica = try await stack.gatewayReplica()
             other = try RPCClient(target: replica.endpoint)
             token = try await stack.token(for: "ana")
@@ -371,6 +371,29 @@ struct GatewayJourneyTests {
         })
         _ = try await stack.call(Gateway.listPlants, .init(), token: calm)
         await stack.stop()
+    }
+
+    @Test("two gateway replicas share a token's rate: calls spread over both get about one replica's worth, not two")
+    func rateLimitAcrossReplicas() async throws {
+        let gateways = try await TwoGateways(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "5"])
+        let clients = [gateways.stack.client, gateways.other]
+        // 5 a second with bursts of 10: over 2 s, 20 calls in all (a few more if a burst on one replica lands
+        // before the replicas' quarter-second exchange). Counted by each replica alone it would be 40.
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(2)
+        var granted = [0, 0]
+        var attempt = 0
+        while clock.now < end {
+            do {
+                _ = try await clients[attempt % 2].call(Gateway.listPlants, .init(), options: gateways.options)
+                granted[attempt % 2] += 1
+            } catch let error as RPCError where error.code == .resourceExhausted {}
+            attempt += 1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(granted.reduce(0, +) <= 28, "granted \(granted) of \(attempt)")
+        #expect(granted.reduce(0, +) >= 15 && granted.allSatisfy { $0 > 0 }, "granted \(granted) of \(attempt)")
+        #expect(await gateways.stop() == 0)
     }
 
     @Test("care data down: the plant is saved with care pending and gets its schedule once care data is back", arguments: TestBackend.allCases)

@@ -72,6 +72,16 @@ public protocol GatewayRecords: Sendable {
     func releasePending(_ claim: PendingClaim, by claimer: String, until: Double) async throws
     /// Whether a claimer other than `claimer` holds a claim on one of the user's plants' entries at `now`.
     func othersClaimPending(userID: String, besides claimer: String, at now: Double) async throws -> Bool
+
+    // MARK: Rate limits across replicas
+
+    /// Takes `spent` calls (by token id) from the tokens' shared buckets, each holding up to `capacity` calls and
+    /// refilled with `perSecond`, and returns the tokens left in each (negative: owed), and in the buckets of
+    /// `watching` too. Nil when one gateway process uses this backend alone (SQLite): there is no other replica to
+    /// share a limit with.
+    func spendShared(_ spent: [String: Int], watching: [String], capacity: Int, perSecond: Int, at now: Double) async throws -> [String: Double]?
+    /// Drops the shared buckets untouched since `before` (full again long since).
+    func forgetSharedBuckets(before: Double) async throws
 }
 
 /// What a gateway claims: a plant's care lookup or deletion, or the erasing of a user's data.

@@ -283,4 +283,38 @@ public struct PostgresGateway: GatewayRecords {
                 """) > 0
         }
     }
+
+    // MARK: Rate limits across replicas
+
+    public func spendShared(_ spent: [String: Int], watching: [String], capacity: Int, perSecond: Int,
+                            at now: Double) async throws -> [String: Double]? {
+        let entries = spent.sorted { $0.key < $1.key }  // rows locked in one order by every replica
+        let (ids, counts) = (entries.map(\.key), entries.map(\.value))
+        return try await database.read { session in
+            let rows = try await session.all("""
+                WITH spending AS (
+                    INSERT INTO rate_bucket AS bucket (token_id, tokens, updated_at)
+                    SELECT token_id, greatest(-\(capacity), \(capacity) - spent), \(now)
+                    FROM unnest(\(ids)::text[], \(counts)::bigint[]) AS spending (token_id, spent)
+                    ON CONFLICT (token_id) DO UPDATE SET
+                        tokens = greatest(-\(capacity), least(\(capacity)::double precision,
+                                          bucket.tokens + greatest(0, excluded.updated_at - bucket.updated_at) * \(perSecond))
+                                          - (\(capacity) - excluded.tokens)),
+                        updated_at = greatest(bucket.updated_at, excluded.updated_at)
+                    RETURNING token_id, tokens
+                )
+                SELECT token_id, tokens FROM spending
+                UNION ALL
+                SELECT token_id, least(\(capacity)::double precision, tokens + greatest(0, \(now) - updated_at) * \(perSecond))
+                FROM rate_bucket WHERE token_id = ANY(\(watching)::text[])
+                """, as: (String, Double).self)
+            return Dictionary(rows, uniquingKeysWith: { $1 })
+        }
+    }
+
+    public func forgetSharedBuckets(before: Double) async throws {
+        _ = try await database.read { session in
+            try await session.query("DELETE FROM rate_bucket WHERE updated_at < \(before)")
+        }
+    }
 }

@@ -106,5 +106,16 @@ enum PostgresGatewaySchema {
             $$
             """,
         ]),
+        // Each token's rate-limit bucket, shared by the replicas (CallerRateLimiter): the tokens left when it was
+        // last updated (negative: owed). Rows untouched for minutes are dropped (full again long since).
+        PostgresMigration(3, "rate-limit buckets shared by the replicas", [
+            """
+            CREATE TABLE rate_bucket (
+                token_id text COLLATE "C" PRIMARY KEY,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL
+            )
+            """,
+        ]),
     ]
 }

@@ -238,4 +238,11 @@ public struct SQLiteGateway: GatewayRecords {
     public func releasePending(_ claim: PendingClaim, by claimer: String, until: Double) async throws {}
 
     public func othersClaimPending(userID: String, besides claimer: String, at now: Double) async throws -> Bool { false }
+
+    // MARK: Rate limits across replicas
+
+    /// Nil: one gateway process uses a SQLite database alone.
+    public func spendShared(_ spent: [String: Int], watching: [String], capacity: Int, perSecond: Int, at now: Double) async throws -> [String: Double]? { nil }
+
+    public func forgetSharedBuckets(before: Double) async throws {}
 }

@@ -30,6 +30,13 @@ public struct TokenBucket<Instant: InstantProtocol>: Sendable where Instant.Dura
         return perToken * (1 - tokens)
     }
 
+    /// Holds `tokens` as of `now`, as a bucket shared with other holders of the same limit counts them: between
+    /// the capacity and one bucketful owed (negative), so that the calls granted after a debt wait for it.
+    public mutating func set(tokens: Double, now: Instant) {
+        self.tokens = min(Double(capacity), max(-Double(capacity), tokens))
+        updated = now
+    }
+
     /// Grants nothing until `instant` (the upstream's own limit was hit).
     public mutating func block(until instant: Instant) {
         blockedUntil = max(blockedUntil ?? instant, instant)

@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Shares the tokens' rate limits between gateway replicas: every `interval`, spends the calls this replica granted
+/// from the tokens' buckets in the database and takes their levels (see ``CallerRateLimiter``). Ends at once on a
+/// backend that one process uses alone. A Service: run it beside the fronts.
+public struct CallCountSync: Service {
+    let limiter: CallerRateLimiter
+    let records: any GatewayRecords
+    let logger: Logger
+    /// How often the buckets are exchanged: the longest a burst on one replica goes unseen by the others.
+    var interval: Duration = .milliseconds(250)
+
+    public func run() async throws {
+        guard limiter.perSecond > 0 else { return }
+        await cancelWhenGracefulShutdown {
+            await exchangeUntilCancelled()
+        }
+    }
+
+    private func exchangeUntilCancelled() async {
+        let clock = ContinuousClock()
+        var lastCleanup = clock.now
+        var failing = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            do {
+                guard try await exchangeOnce() else { return }
+                if failing { logger.info("rate limits are shared with the other replicas again") }
+                failing = false
+                if lastCleanup.duration(to: clock.now) > .seconds(60) {
+                    lastCleanup = clock.now
+                    try await records.forgetSharedBuckets(before: Date().timeIntervalSince1970 - 600)
+                }
+            } catch {
+                // Each replica goes on limiting alone meanwhile.
+                if !failing { logger.warning("rate limits cannot be shared with the other replicas for now", metadata: ["error": "\(error)"]) }
+                failing = true
+            }
+        }
+    }
+
+    /// One exchange; false when the backend has no other replicas to share with.
+    func exchangeOnce() async throws -> Bool {
+        let report = limiter.report()
+        guard !report.isEmpty else { return true }
+        let levels: [String: Double]?
+        do {
+            levels = try await records.spendShared(report.spent, watching: report.watching, capacity: limiter.capacity, perSecond: limiter.perSecond,
+                                                   at: Date().timeIntervalSince1970)
+        } catch {
+            limiter.restore(report)
+            throw error
+        }
+        guard let levels else { return false }
+        limiter.apply(levels: levels)
+        return true
+    }
+}
