@@ -10,8 +10,8 @@ public struct GatewayConfiguration: Sendable {
     public var caredata = "tcp://127.0.0.1:7002"
     public var collection = "tcp://127.0.0.1:7003"
     public var scheduling = "tcp://127.0.0.1:7004"
-    /// Scheduling's reminder PUB endpoints (comma-separated, one per scheduling instance), relayed to the HTTP
-    /// front's reminder streams.
+    /// Scheduling's reminder PUB endpoints (comma-separated, one per scheduling instance, or a DNS name whose every
+    /// address is one), relayed to the HTTP front's reminder streams.
     public var reminders = "tcp://127.0.0.1:7014"
     /// How often interrupted deletions and care lookups are retried. Default 2 s.
     public var retryInterval: Duration = .seconds(2)

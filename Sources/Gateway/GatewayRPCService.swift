@@ -40,9 +40,7 @@ public final class GatewayRPCService: RPCService {
         identificationSettings = IdentificationSettingsStore(records: records)
         households = HouseholdStore(records: records)
         services = try Downstream(configuration: configuration)
-        reminders = try ReminderRelay(endpoints: configuration.reminders.split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }, curve: configuration.curve)
+        reminders = try ReminderRelay(publishers: RPCTarget(parsing: configuration.reminders), curve: configuration.curve)
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         self.logger = logger

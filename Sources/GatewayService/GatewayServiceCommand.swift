@@ -46,7 +46,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Scheduling target (env PLANTGUIDE_SCHEDULING). Default: tcp://127.0.0.1:7004.", valueName: "target"))
     var scheduling: String?
     @Option(name: .long, help: ArgumentHelp(
-        "Scheduling's reminder PUB endpoints, comma-separated, relayed to GET /v1/reminders/stream (env PLANTGUIDE_REMINDERS). "
+        "Scheduling's reminder PUB endpoints (a comma-separated list, or dns:///NAME:PORT for every scheduling replica), "
+            + "relayed to GET /v1/reminders/stream (env PLANTGUIDE_REMINDERS). "
             + "Default: tcp://127.0.0.1:7014.", valueName: "endpoints"))
     var reminders: String?
     @Option(name: .long, help: ArgumentHelp(

@@ -12,14 +12,17 @@ public struct CallCountSync: Service {
     /// How often the buckets are exchanged: the longest a burst on one replica goes unseen by the others.
     var interval: Duration = .milliseconds(250)
 
+    /// Exchanges until graceful shutdown; on a backend with nothing to share (or with no limit), only waits for it:
+    /// a Service that ends early would end the whole group.
     public func run() async throws {
-        guard limiter.perSecond > 0 else { return }
         await cancelWhenGracefulShutdown {
-            await exchangeUntilCancelled()
+            if limiter.perSecond > 0 { await exchangeUntilUnshared() }
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
         }
     }
 
-    private func exchangeUntilCancelled() async {
+    /// Exchanges every interval until cancelled, or until the backend says there are no other replicas.
+    private func exchangeUntilUnshared() async {
         let clock = ContinuousClock()
         var lastCleanup = clock.now
         var failing = false

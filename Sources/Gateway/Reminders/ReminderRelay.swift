@@ -46,13 +46,13 @@ public final class ReminderRelay: Service, Sendable {
     private let listeners = Listeners()
     private let subscriber: Subscriber
 
-    /// Subscribes to the reminders published at `endpoints` (scheduling's --reminders-bind), with `curve` when
-    /// scheduling requires it.
+    /// Subscribes to the reminders published at `publishers` (scheduling's --reminders-bind: an endpoint, a list,
+    /// or a DNS name naming every scheduling replica), with `curve` when scheduling requires it.
     /// - Throws: ``RPCError`` when an endpoint is malformed.
-    public init(endpoints: [String], curve: CurveClientSecurity? = nil, keepAliveInterval: Duration = .seconds(15)) throws {
+    public init(publishers: RPCTarget, curve: CurveClientSecurity? = nil, keepAliveInterval: Duration = .seconds(15)) throws {
         let listeners = self.listeners
         subscriber = try Subscriber(
-            connectingTo: endpoints, topicPrefix: "reminders.", curve: curve, tick: { listeners.keepAliveIfDue(every: keepAliveInterval) },
+            connectingTo: publishers, topicPrefix: "reminders.", curve: curve, tick: { listeners.keepAliveIfDue(every: keepAliveInterval) },
             deliver: { _, payload in
                 guard let reminder = try? Reminder(serializedBytes: payload), !reminder.userID.isEmpty else { return }
                 listeners.send(.reminder(reminder), to: reminder.userID)
