@@ -2,18 +2,32 @@
 """The fault test behind Scripts/chaos: a steady mix of writes and reads through the gateway's HTTP front while
 each process of the stack, the gateway included, is killed with SIGKILL and started again in turn.
 
+Every saved plant's first watering is due today with its reminder time passed, so each save soon makes a reminder,
+which a webhook of the user receives.
+
 It checks, and exits 1 when one fails:
 - every acknowledged write is there afterwards (saved plants present, deleted plants gone);
 - no request outlives its deadline (the client gives each request DEADLINE seconds; none may hit it);
 - after each restart the errors stop within RECOVERY seconds;
 - the services agree at the end: no deleted plant has tasks left, and every plant has its schedule (care lookups
-  and deletions the outages left pending are finished by the gateway).
+  and deletions the outages left pending are finished by the gateway);
+- no reminder reaches the webhook twice, but one in flight when its sender or the database went down (its receipt
+  was not recorded, so it is sent again under the same id, which receivers deduplicate on).
 
 With --postgres, care data, collection, scheduling and the gateway keep their state in a throwaway PostgreSQL
-(schemas of their own), which stays up while they are killed.
+(schemas of their own, fsync on), and --replicas N runs N of each of them (each gateway with an HTTP port of its
+own, the load spread over them): one replica of each is killed in turn while the others serve. Then PostgreSQL
+itself goes down twice, by a fast shutdown and by a SIGKILL of its postmaster, and is started again; errors must
+stop within RECOVERY seconds of it accepting connections again.
 
-Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N] [--postgres]   (Scripts/chaos builds and calls it)
+Usage: Scripts/chaos.py BIN_DIR [--down SECONDS] [--workers N] [--postgres [--replicas N]]
+       (Scripts/chaos builds and calls it)
 """
+import datetime
+import http.server
+import os
+import subprocess
+import json
 import random
 import shutil
 import sys
@@ -21,7 +35,7 @@ import tempfile
 import threading
 import time
 
-from plantguide_stack import SERVICES, Client, Loops, Stack, throwaway_postgres
+from plantguide_stack import SERVICES, STATEFUL, Client, Loops, Stack, free_port, throwaway_postgres
 
 DEADLINE = 2.0
 RECOVERY = 2.0
@@ -97,6 +111,65 @@ class Load(Loops):
             return [e for e in self.events if start <= e[0] < end]
 
 
+class Webhook:
+    """A webhook receiver on loopback: records each delivery's reminder id and when it came, and answers 204."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.received = []  # (monotonic time, reminder id)
+        webhook = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with webhook.lock:
+                    webhook.received.append((time.monotonic(), self.headers.get("X-PlantGuide-Reminder-Id", "")))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def duplicates(self, faults):
+        """Reminder ids received more than once: (explained, unexplained), explained when the first receipt came
+        within 2 s before a fault window (start, end) or during it."""
+        first, explained, unexplained = {}, set(), set()
+        with self.lock:
+            received = list(self.received)
+        for at, reminder in received:
+            if reminder not in first:
+                first[reminder] = at
+                continue
+            if any(start - 2 <= first[reminder] <= end for start, end in faults):
+                explained.add(reminder)
+            else:
+                unexplained.add(reminder)
+        return len(first), sorted(explained), sorted(unexplained)
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def remind_at_once(stack, webhook):
+    """Makes the chaos user's reminders due as soon as a plant is saved: notify time a minute ago (UTC), and a
+    webhook."""
+    bin_dir = stack.bin
+    users = subprocess.run([os.path.join(bin_dir, "plantguide-gateway"), "users", "list", "--data", os.path.join(stack.root, "gateway")],
+                           env=dict(os.environ, **stack.databases.get("gateway", {})), check=True, capture_output=True, text=True).stdout
+    user = next(line.split("\t")[1] for line in users.splitlines() if line.split("\t")[0] == "chaos")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    notify = max(now - datetime.timedelta(minutes=1), now.replace(hour=0, minute=0))
+    scheduling = "/plantguide.scheduling.v1.SchedulingService/"
+    for method, body in [("RegisterWebhook", {"id": "chaos", "url": webhook.url, "secret": "0123456789abcdef-chaos"}),
+                         ("PutPreferences", {"preferences": {"timeZone": "UTC", "notifyTime": notify.strftime("%H:%M")}})]:
+        subprocess.run([os.path.join(bin_dir, "plantguide"), "rpc", "call", stack.endpoint("scheduling"), scheduling + method,
+                        json.dumps(body), "--header", "plantguide-user-id: " + user], check=True, stdout=subprocess.DEVNULL)
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0] in ("-h", "--help"):
@@ -105,42 +178,72 @@ def main():
     bin_dir = args[0]
     down = float(args[args.index("--down") + 1]) if "--down" in args else 2.0
     workers = int(args[args.index("--workers") + 1]) if "--workers" in args else 4
+    postgres = "--postgres" in args
+    replicas = int(args[args.index("--replicas") + 1]) if "--replicas" in args else 1
+    if replicas > 1 and not postgres:
+        print("--replicas needs --postgres (on SQLite each stateful service is one process)", file=sys.stderr)
+        return 2
     root = tempfile.mkdtemp(prefix="plantguide-chaos-")
-    stack = Stack(bin_dir, root, databases=throwaway_postgres() if "--postgres" in args else None)
-    print("storage: %s" % ("PostgreSQL" if "--postgres" in args else "SQLite"))
+    databases, folder = throwaway_postgres(durable=True) if postgres else (None, None)
+    stack = Stack(bin_dir, root, databases=databases, postgres_folder=folder, replicas={name: replicas for name in STATEFUL},
+                  environment={"PLANTGUIDE_REMINDER_INTERVAL_MS": "200"})
+    print("storage: %s%s" % ("PostgreSQL" if postgres else "SQLite", ", %d replicas of %s" % (replicas, ", ".join(STATEFUL)) if replicas > 1 else ""))
+    webhook = Webhook()
     failures = []
     rows = []
+    faults = []  # (down from, up again) in monotonic time, for the reminders a fault may send twice
+    fault_labels = []
+    reminders, explained = 0, []
     try:
         stack.start_all()
-        client = Client(stack.http_port, stack.add_user("chaos"), DEADLINE)
+        client = Client(stack.http_ports, stack.add_user("chaos"), DEADLINE)
+        remind_at_once(stack, webhook)
         load = Load(client, workers)
         load.start()
         time.sleep(3)
         phase_start = time.monotonic()
         baseline = load.between(phase_start - 3, phase_start)
         rows.append(("baseline", len(baseline), sum(not e[1] for e in baseline), "-", "-"))
-        for name in SERVICES:
+
+        def fault(label, down_action, up_action):
             killed_at = time.monotonic()
-            stack.kill(name)
+            down_action()
             time.sleep(down)
-            stack.start(name)
+            up_action()
             restarted = time.monotonic()
+            faults.append((killed_at, restarted))
+            fault_labels.append(label)
             time.sleep(4)
             after = load.between(restarted, time.monotonic())
             errors_after = [e for e in after if not e[1]]
             if errors_after:
-                print("  after restarting %s: %s" % (name, sorted({(e[3], e[4]) for e in errors_after})), file=sys.stderr)
+                print("  after %s: %s" % (label, sorted({(e[3], e[4]) for e in errors_after})), file=sys.stderr)
             recovery = (max(e[0] for e in errors_after) - restarted) if errors_after else 0.0
             during = load.between(killed_at, restarted)
-            rows.append(("kill -9 " + name, len(during) + len(after), sum(not e[1] for e in during) + len(errors_after),
+            rows.append((label, len(during) + len(after), sum(not e[1] for e in during) + len(errors_after),
                          "%.1f" % (restarted - killed_at), "%.2f" % recovery))
             if recovery > RECOVERY:
-                failures.append("%s: errors went on %.2f s after its restart (at most %.1f s)" % (name, recovery, RECOVERY))
+                failures.append("%s: errors went on %.2f s after the restart (at most %.1f s)" % (label, recovery, RECOVERY))
+
+        for name in SERVICES:
+            several = len(stack.ports[name]) > 1
+            label = "kill -9 %s%s" % (name, " (1 of %d)" % len(stack.ports[name]) if several else "")
+            fault(label, lambda: stack.kill(name, 0), lambda: stack.start(name, 0))
+        if postgres:
+            fault("PostgreSQL fast shutdown", lambda: stack.postgres("shutdown"), lambda: stack.postgres("resume"))
+            fault("PostgreSQL kill -9 postmaster", lambda: stack.postgres("crash"), lambda: stack.postgres("resume"))
         load.stop()
 
         late = [e for e in load.events if e[2] >= DEADLINE]
         if late:
-            failures.append("%d requests reached their %.0f s deadline (%s)" % (len(late), DEADLINE, sorted({e[3] for e in late})))
+            phases = sorted({next((label for label, (start, end) in zip(fault_labels, faults) if start - 1 <= e[0] <= end + 4), "no fault")
+                             for e in late})
+            failures.append("%d requests reached their %.0f s deadline (%s; during %s)" % (
+                len(late), DEADLINE, sorted({e[3] for e in late}), ", ".join(phases)))
+            for e in late:
+                print("  late: %s started %s" % (e[3], ", ".join("%+.2f s from %s" % (e[0] - start, label)
+                                                                for label, (start, end) in zip(fault_labels, faults)
+                                                                if start - 1 <= e[0] <= end + 4)), file=sys.stderr)
         # Let the gateway finish the care lookups and deletions the outages left pending.
         settle_until = time.monotonic() + 15
         while True:
@@ -149,8 +252,14 @@ def main():
                 break
             time.sleep(0.5)
         failures += problems
+        reminders, explained, unexplained = webhook.duplicates(faults)
+        if reminders == 0:
+            failures.append("no reminder reached the webhook")
+        if unexplained:
+            failures.append("%d reminders reached the webhook twice, not around a fault: %s" % (len(unexplained), unexplained[:5]))
     finally:
         stack.stop()
+        webhook.stop()
 
     print("| phase | requests | errors | down s | errors stop after restart, s |")
     print("|---|---|---|---|---|")
@@ -158,6 +267,7 @@ def main():
         print("| %s | %d | %d | %s | %s |" % row)
     print("acknowledged: %d saves, %d deletes; deadline %.0f s per request; workers %d" % (
         len(load.saved), len(load.deleted), DEADLINE, workers))
+    print("reminders at the webhook: %d, of which %d twice, each in flight at a fault" % (reminders, len(explained)))
     for failure in failures:
         print("FAIL " + failure)
     if failures:

@@ -3,9 +3,11 @@ services and the gateway, each restartable on its address and data, and a small 
 
 By default every process listens on 127.0.0.1. `hosts` puts a service on another address and `launcher` prefixes
 its command (for instance `ip netns exec HOST`), so that the same stack runs spread over network namespaces.
-`replicas` runs more instances of a stateless service (the gateway spreads its calls over them), `options` adds
-command-line options per service, `environment` overrides the defaults (no model, no external APIs), and
-`databases` gives the stateful processes a PostgreSQL each (see `throwaway_postgres`) instead of SQLite.
+`replicas` runs more instances of a service (each gateway spreads its calls over them; the stateful ones only
+with `databases`), `options` adds command-line options per service, `environment` overrides the defaults (no model,
+no external APIs), and `databases` gives the stateful processes a PostgreSQL each (see `throwaway_postgres`)
+instead of SQLite. Each gateway replica has an HTTP port of its own (`http_ports`), each scheduling replica a
+reminder stream of its own, all of which every gateway relays.
 """
 import json
 import os
@@ -21,14 +23,17 @@ STATEFUL = ["caredata", "collection", "scheduling", "gateway"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def throwaway_postgres():
-    """Starts a throwaway PostgreSQL (Scripts/postgres-throwaway, stopped when this process ends) and returns the
-    environment of each stateful process: the server's URL and password, and a schema of its own."""
-    script = os.path.join(ROOT, "Scripts", "postgres-throwaway")
-    url, password, _ = subprocess.run([script, "start", "--watch", str(os.getpid())], check=True, capture_output=True,
-                                      text=True).stdout.split()
+POSTGRES_SCRIPT = os.path.join(ROOT, "Scripts", "postgres-throwaway")
+
+
+def throwaway_postgres(durable=False):
+    """Starts a throwaway PostgreSQL (Scripts/postgres-throwaway, stopped when this process ends; with `durable`,
+    fsync on) and returns the environment of each stateful process (the server's URL and password, and a schema of
+    its own) and the server's folder, for `postgres-throwaway shutdown|crash|resume`."""
+    command = [POSTGRES_SCRIPT, "--watch", str(os.getpid())] + (["--durable"] if durable else [])
+    url, password, folder = subprocess.run(command, check=True, capture_output=True, text=True).stdout.split()
     return {name: {"PLANTGUIDE_DATABASE_URL": url, "PLANTGUIDE_DATABASE_PASSWORD": password, "PLANTGUIDE_DATABASE_SCHEMA": name}
-            for name in STATEFUL}
+            for name in STATEFUL}, folder
 
 
 def free_port():
@@ -40,7 +45,8 @@ def free_port():
 class Stack:
     """The four services and the gateway as processes; logs and data under `root`."""
 
-    def __init__(self, bin_dir, root, hosts=None, launcher=None, replicas=None, options=None, environment=None, databases=None):
+    def __init__(self, bin_dir, root, hosts=None, launcher=None, replicas=None, options=None, environment=None, databases=None,
+                 postgres_folder=None):
         self.bin = bin_dir
         self.root = root
         self.hosts = hosts or {}
@@ -48,9 +54,11 @@ class Stack:
         self.options = options or {}
         self.environment = environment or {}
         self.databases = databases or {}
+        self.postgres_folder = postgres_folder
         self.ports = {name: [free_port() for _ in range((replicas or {}).get(name, 1))] for name in SERVICES}
-        self.http_port = free_port()
-        self.reminders = "tcp://%s:%d" % (self.host("scheduling"), free_port())
+        self.http_ports = [free_port() for _ in self.ports["gateway"]]
+        self.http_port = self.http_ports[0]
+        self.reminders = ["tcp://%s:%d" % (self.host("scheduling"), free_port()) for _ in self.ports["scheduling"]]
         self.processes = {}  # name -> one process per replica
         self.logs = {}
 
@@ -69,26 +77,29 @@ class Stack:
         base = [os.path.join(self.bin, "plantguide-" + name), "--bind", self.endpoint(name, replica), "--data", data,
                 "--log-level", "warning"] + list(self.options.get(name, []))
         if name == "gateway":
-            base += ["--http-bind", "127.0.0.1:%d" % self.http_port, "--rate-limit", "0", "--retry-interval-ms", "200",
+            base += ["--http-bind", "127.0.0.1:%d" % self.http_ports[replica], "--rate-limit", "0", "--retry-interval-ms", "200",
                      "--identification", self.target("identification"), "--caredata", self.target("caredata"),
                      "--collection", self.target("collection"), "--scheduling", self.target("scheduling"),
-                     "--reminders", self.reminders]
+                     "--reminders", ",".join(self.reminders)]
         return self.launcher(name) + base
 
-    def start(self, name):
-        """Starts `name`'s replicas and waits until each serves (the gateway: its RPC and HTTP fronts)."""
-        environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
-                           PLANTGUIDE_REMINDERS_BIND=self.reminders)
-        environment.update(self.environment)
-        environment.update(self.databases.get(name, {}))
+    def start(self, name, replica=None):
+        """Starts `name`'s replicas (or only `replica`) and waits until each serves (a gateway: its RPC and HTTP
+        fronts)."""
+        replicas = range(len(self.ports[name])) if replica is None else [replica]
         log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
-        self.processes[name] = [subprocess.Popen(self.command(name, replica), env=environment, stdout=log, stderr=log)
-                                for replica in range(len(self.ports[name]))]
-        for replica in range(len(self.ports[name])):
-            subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name, replica),
+        running = self.processes.setdefault(name, [None] * len(self.ports[name]))
+        for index in replicas:
+            environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
+                               PLANTGUIDE_REMINDERS_BIND=self.reminders[index if name == "scheduling" else 0])
+            environment.update(self.environment)
+            environment.update(self.databases.get(name, {}))
+            running[index] = subprocess.Popen(self.command(name, index), env=environment, stdout=log, stderr=log)
+        for index in replicas:
+            subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name, index),
                             "--wait-for-ready", "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
-        if name == "gateway":
-            wait_http(self.http_port)
+            if name == "gateway":
+                wait_http(self.http_ports[index])
 
     def start_all(self):
         for name in SERVICES:
@@ -100,13 +111,19 @@ class Stack:
                                os.path.join(self.root, "gateway")], env=dict(os.environ, **self.databases.get("gateway", {})),
                               check=True, capture_output=True, text=True).stdout.strip()
 
-    def kill(self, name):
-        for process in self.processes[name]:
-            process.kill()
-            process.wait()
+    def kill(self, name, replica=None):
+        """Kills `name`'s replicas (or only `replica`) with SIGKILL."""
+        for index, process in enumerate(self.processes[name]):
+            if replica is None or index == replica:
+                process.kill()
+                process.wait()
 
     def pids(self):
         return [process.pid for replicas in self.processes.values() for process in replicas]
+
+    def postgres(self, action):
+        """`postgres-throwaway ACTION` on the stack's database server (shutdown, crash, resume)."""
+        subprocess.run([POSTGRES_SCRIPT, action, self.postgres_folder], check=True)
 
     def stop(self):
         everything = [process for replicas in self.processes.values() for process in replicas]
@@ -131,17 +148,22 @@ def wait_http(port):
 
 
 class Client:
-    """Calls the gateway's HTTP front as one user, each request with `deadline` seconds."""
+    """Calls the gateway's HTTP front as one user, each request with `deadline` seconds; given several ports (gateway
+    replicas), each call goes to the next, as a round-robin load balancer would send them."""
 
     def __init__(self, port, token, deadline):
-        self.base = "http://127.0.0.1:%d" % port
+        ports = port if isinstance(port, list) else [port]
+        self.bases = ["http://127.0.0.1:%d" % each for each in ports]
+        self.next = 0
         self.token = token
         self.deadline = deadline
 
     def call(self, method, path, body=None):
         """(status, JSON body, seconds); status 0 when no answer came (refused, reset), -1 when the deadline passed."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers={
+        self.next += 1  # racy across threads, harmlessly: any spread will do
+        base = self.bases[self.next % len(self.bases)]
+        request = urllib.request.Request(base + path, data=data, method=method, headers={
             "Authorization": "Bearer " + self.token, "Content-Type": "application/json"})
         started = time.monotonic()
         try:

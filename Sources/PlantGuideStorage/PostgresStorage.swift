@@ -145,13 +145,23 @@ public final class PostgresStorage: Sendable {
     /// nothing else answered for `outageAfter` (2 s by default) either, so that a machine too busy to answer a probe promptly, while calls
     /// still complete, is not taken for an outage. An outage is so noticed within about 2 s; the first answer
     /// ends it.
+    /// A probe refused outright (nothing listens, or the server says it is shutting down or starting) is an outage
+    /// at once: calls waiting for a connection then fail instead of waiting for the pool's reconnection attempts.
     private func probe() async {
-        let answered = (try? await withTimeout(.milliseconds(750)) { try await self.askServer() }) != nil
+        var refused = false
+        let answered: Bool
+        do {
+            try await withTimeout(.milliseconds(750)) { try await self.askServer() }
+            answered = true
+        } catch {
+            answered = false
+            refused = !(error is TimedOut) && StorageError.isRefusal(error)
+        }
         guard !Task.isCancelled else { return }
         if answered { noteAnswer() }
         let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
         let silentFor = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- lastAnswer.load(ordering: .relaxed)))
-        guard answered || (unanswered >= 2 && silentFor >= outageAfter) else { return }
+        guard answered || refused || (unanswered >= 2 && silentFor >= outageAfter) else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }

@@ -8,6 +8,24 @@ import PostgresNIO
 public enum StorageError {
     public static var unavailable: RPCError { RPCError(.unavailable, "the database is unavailable; retry shortly") }
 
+    /// Whether `error` says the server is not taking connections at all: the connection was refused (nothing
+    /// listens), or the server answered that it is shutting down or starting up. Not a timeout: a busy machine
+    /// times out too.
+    static func isRefusal(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError {
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return error.code == .server && state.hasPrefix("57P")
+                || (error.code == .connectionError && isConnectionRefused(error.underlying))
+        }
+        return isConnectionRefused(error)
+    }
+
+    private static func isConnectionRefused(_ error: (any Error)?) -> Bool {
+        guard let error else { return false }
+        if let io = error as? IOError { return io.errnoCode == ECONNREFUSED }
+        return String(reflecting: error).contains("connectionRefused") || String(describing: error).contains("Connection refused")
+    }
+
     /// The caller's error for a driver error; `markUnreachable` is told when the server is gone.
     static func translate(_ error: any Error, logger: Logger, markUnreachable: () -> Void) -> any Error {
         guard let error = error as? PSQLError else {

@@ -80,6 +80,19 @@ struct SchedulingStoreTests {
         #expect(try await t.store.list(.init(), owner: "a").tasks.count == 8, "three overdue and five ahead, nothing twice")
     }
 
+    @Test("on PostgreSQL the daily extension runs once a day across replicas (a second store on the same database skips it)")
+    func horizonOncePerDay() async throws {
+        let t = try await Self(.postgres)
+        _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
+        let other = SchedulingStore(records: t.backend.records, now: { t.clock.now })
+
+        #expect(try await t.store.extendHorizonsOncePerDay() == 1)
+        #expect(try await other.extendHorizonsOncePerDay() == 0, "another replica, the same day")
+        t.clock.advance(days: 1)
+        #expect(try await other.extendHorizonsOncePerDay() == 1, "the next day, whoever comes first")
+        #expect(try await t.store.extendHorizonsOncePerDay() == 0)
+    }
+
     @Test("completing counts the next watering from the completion date; completing twice is a no-op", arguments: TestBackend.allCases)
     func complete(backend kind: TestBackend) async throws {
         let t = try await Self(kind)

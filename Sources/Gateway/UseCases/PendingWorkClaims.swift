@@ -1,5 +1,6 @@
 import Foundation
 import PlantGuideRPC
+import PlantGuideStorage
 import Synchronization
 
 /// Which pending care lookups and deletions are being worked on right now, so that two tasks never work on the
@@ -84,20 +85,29 @@ final class PendingWorkClaims: Sendable {
     /// Claims the deletion of `plantID`; false when another task (or replica) is working on it. A save of the plant
     /// takes it too, so that a save and a deletion of one plant never interleave.
     func claimDeletion(userID: String, plantID: String) async -> Bool {
-        let key = Key(userID: userID, plantID: plantID)
-        guard held.withLock({ $0.deletions.insert(key).inserted }) else { return false }
-        guard await claimShared(.deletion(userID, plantID)) == true else {
-            _ = held.withLock { $0.deletions.remove(key) }
-            return false
-        }
-        return true
+        await claimDeletionIfAsked(userID: userID, plantID: plantID) == true
     }
 
-    /// Waits until ``claimDeletion(userID:plantID:)`` succeeds; UNAVAILABLE when it has not by `deadline`.
+    /// ``claimDeletion(userID:plantID:)``, nil when the database cannot be asked.
+    private func claimDeletionIfAsked(userID: String, plantID: String) async -> Bool? {
+        let key = Key(userID: userID, plantID: plantID)
+        guard held.withLock({ $0.deletions.insert(key).inserted }) else { return false }
+        let claimed = await claimShared(.deletion(userID, plantID))
+        if claimed != true { _ = held.withLock { $0.deletions.remove(key) } }
+        return claimed
+    }
+
+    /// Waits until ``claimDeletion(userID:plantID:)`` succeeds; UNAVAILABLE when it has not by `deadline`, or at once
+    /// when the database cannot be asked (waiting would not help the caller).
     func waitForDeletion(userID: String, plantID: String, until deadline: ContinuousClock.Instant) async throws {
-        while !(await claimDeletion(userID: userID, plantID: plantID)) {
-            guard ContinuousClock.now < deadline else { throw RPCError(.unavailable, "the plant is being saved or deleted elsewhere; retry shortly") }
-            try await Task.sleep(for: .milliseconds(10))
+        while true {
+            switch await claimDeletionIfAsked(userID: userID, plantID: plantID) {
+            case true?: return
+            case nil: throw StorageError.unavailable
+            case false?:
+                guard ContinuousClock.now < deadline else { throw RPCError(.unavailable, "the plant is being saved or deleted elsewhere; retry shortly") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
     }
 

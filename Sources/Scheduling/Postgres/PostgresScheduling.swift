@@ -78,20 +78,32 @@ public struct PostgresScheduling: SchedulingRecords {
         }
     }
 
+    /// Each owner's schedules in transactions of at most 50, so that the owner's other writes wait for one of them
+    /// at most, never for all of their plants.
     public func extendHorizons(at time: Date) async throws -> Int {
         let keys = try await database.read { session in
             try await session.all("SELECT owner_id, plant_id FROM schedule ORDER BY owner_id, plant_id", as: (String, String).self)
         }
         for (owner, plants) in Dictionary(grouping: keys, by: \.0) {
-            try await write(owner: owner) { session in
-                let preferences = try await Self.preferences(session, owner: owner)
-                for (_, plant) in plants {
-                    guard let schedule = try await Self.schedule(session, plantID: plant, owner: owner) else { continue }
-                    try await Self.plan(session, schedule, owner: owner, at: time, preferences: preferences)
+            for start in stride(from: 0, to: plants.count, by: 50) {
+                try await write(owner: owner) { session in
+                    let preferences = try await Self.preferences(session, owner: owner)
+                    for (_, plant) in plants[start..<min(start + 50, plants.count)] {
+                        guard let schedule = try await Self.schedule(session, plantID: plant, owner: owner) else { continue }
+                        try await Self.plan(session, schedule, owner: owner, at: time, preferences: preferences)
+                    }
                 }
             }
         }
         return keys.count
+    }
+
+    public func claimHorizonExtension(day: Int, at time: Date) async throws -> Bool {
+        try await database.read { session in
+            try await session.count("""
+                INSERT INTO horizon_day (day, claimed_at) VALUES (\(day), \(time.timeIntervalSince1970)) ON CONFLICT (day) DO NOTHING RETURNING 1
+                """) > 0
+        }
     }
 
     public func schedules(after: String, limit: Int, owner: String) async throws -> [Schedule] {

@@ -185,5 +185,10 @@ enum PostgresSchedulingSchema {
             "CREATE INDEX task_by_day_plant_kind ON task (owner_id, due_day, plant_id, kind)",
             "DROP INDEX task_by_day",
         ]),
+        // Which UTC days' horizon extension a replica took on, so that it runs once a day, not at every replica's
+        // start and by every replica.
+        PostgresMigration(5, "one horizon extension a day", [
+            "CREATE TABLE horizon_day (day integer PRIMARY KEY, claimed_at double precision NOT NULL)",
+        ]),
     ]
 }

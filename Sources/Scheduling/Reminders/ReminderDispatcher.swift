@@ -47,13 +47,13 @@ public final class ReminderDispatcher: Sendable {
         (try await collectDue(), try await deliverDue())
     }
 
-    /// Runs `runOnce` every `interval` until the task is cancelled; once per UTC day (and at start) it also moves
-    /// every schedule's horizon forward with `store.extendHorizons()`.
+    /// Runs `runOnce` every `interval` until the task is cancelled; once per UTC day it also moves every schedule's
+    /// horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a replica did today).
     public func run(every interval: Duration, store: SchedulingStore) async {
         var plannedDay: Int?
         while !Task.isCancelled {
             let day = Int(now().timeIntervalSince1970 / 86_400)
-            if plannedDay != day, (try? await store.extendHorizons()) != nil { plannedDay = day }
+            if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
             _ = try? await runOnce()
             try? await Task.sleep(for: interval)
         }

@@ -100,6 +100,8 @@ public struct SQLiteScheduling: SchedulingRecords {
         return keys.count
     }
 
+    public func claimHorizonExtension(day: Int, at time: Date) async throws -> Bool { true }
+
     public func schedules(after: String, limit: Int, owner: String) async throws -> [Schedule] {
         try await writer.read { db in
             try Data.fetchAll(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID > ? ORDER BY plantID LIMIT ?",

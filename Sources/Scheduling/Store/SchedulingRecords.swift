@@ -27,6 +27,9 @@ public protocol SchedulingRecords: Sendable {
     func deleteSchedules(plantID: String, owner: String) async throws -> Int
     /// Plans every schedule of every user again from `time`'s day; returns how many.
     func extendHorizons(at time: Date) async throws -> Int
+    /// Whether this process is the one to extend the horizons on UTC day `day` (days since 1970): false when it or
+    /// another replica did so already. A backend one process uses alone (SQLite) says true each time it is asked.
+    func claimHorizonExtension(day: Int, at time: Date) async throws -> Bool
     /// The owner's schedules with a plant id after `after`, in plant order, at most `limit`; messages that no longer
     /// parse are skipped.
     func schedules(after: String, limit: Int, owner: String) async throws -> [Schedule]

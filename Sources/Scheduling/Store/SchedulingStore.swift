@@ -108,6 +108,16 @@ public struct SchedulingStore: Sendable {
         try await records.extendHorizons(at: now())
     }
 
+    /// Extends the horizons if no replica did today (UTC): once a day across replicas, and on SQLite at this
+    /// process's first call of the day. A replica that dies during the extension leaves the rest to the next day's
+    /// (plans reach 30 days ahead, so a day missed shortens them by a day). Returns how many schedules were planned.
+    @discardableResult
+    public func extendHorizonsOncePerDay() async throws -> Int {
+        let time = now()
+        guard try await records.claimHorizonExtension(day: Int(time.timeIntervalSince1970 / 86_400), at: time) else { return 0 }
+        return try await records.extendHorizons(at: time)
+    }
+
     /// Whether a task of `kind` of plant `plantID` may remind its owner under `preferences`. Every path that
     /// produces a reminder asks this as the preferences stand at that moment (planning, snoozing, one-off tasks,
     /// collecting due reminders, each delivery attempt, the calendar's alarms), so a toggle turned off stops every
