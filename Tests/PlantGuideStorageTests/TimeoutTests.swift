@@ -1,0 +1,61 @@
+import Foundation
+@testable import PlantGuideStorage
+import Synchronization
+import Testing
+
+/// `withTimeout`, which bounds every PostgreSQL call: it must return at its limit even when the operation ignores
+/// cancellation, as a driver call can when the server goes away mid-call.
+@Suite("Timeouts of database calls")
+struct TimeoutTests {
+    /// How often an operation finished.
+    final class Finished: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// Waits `seconds`, deaf to cancellation.
+    private static func deafWait(_ seconds: Double, finished: Finished) async -> Int {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end { try? await Task.sleep(for: .milliseconds(20)) }
+        finished.count.add(1, ordering: .relaxed)
+        return 1
+    }
+
+    @Test("an operation deaf to cancellation is abandoned at the limit, not waited for; it finishes in the background")
+    func abandonsDeafOperation() async throws {
+        let finished = Finished()
+        let started = Date()
+        await #expect(throws: TimedOut.self) {
+            _ = try await withTimeout(.milliseconds(100)) { await Self.deafWait(1.5, finished: finished) }
+        }
+        let waited = Date().timeIntervalSince(started)
+        let finishedByThen = finished.count.load(ordering: .relaxed)
+        #expect(waited < 1, "returned after \(waited) s; the operation takes 1.5 s")
+        #expect(finishedByThen == 0)
+        try await Task.sleep(for: .seconds(2))
+        let finishedLater = finished.count.load(ordering: .relaxed)
+        #expect(finishedLater == 1)
+    }
+
+    @Test("giving up when told, and an answer in time passes through")
+    func giveUpAndAnswer() async throws {
+        let told = Finished()
+        let started = Date()
+        let givenUp = Task {
+            try await withTimeout(.seconds(30), giveUpWhen: { told.count.load(ordering: .relaxed) > 0 }) { try await Task.sleep(for: .seconds(30)) }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        told.count.store(1, ordering: .relaxed)
+        await #expect(throws: TimedOut.self) { try await givenUp.value }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited < 5, "gave up after \(waited) s")
+        #expect(try await withTimeout(.seconds(5)) { 42 } == 42)
+    }
+
+    @Test("a caller cancelled meanwhile gets CancellationError")
+    func callerCancelled() async throws {
+        let task = Task { try await withTimeout(.seconds(30)) { try await Task.sleep(for: .seconds(30)) } }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+}
