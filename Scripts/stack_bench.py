@@ -8,7 +8,11 @@
    with `plantguide-bench app-mix`, at open-loop rates rising by half each step from 25 a second, until p99 passes
    200 ms (or requests fail, or the achieved rate falls 10% short of the offered one), then two halvings of the
    last interval. The sustainable rate is the highest step within all three; it is reported per core of the
-   machine and per core the stack itself used.
+   machine and per core the stack itself used (PostgreSQL's server processes included). Three stacks in turn: on
+   SQLite, one instance of each service (the baseline); on a throwaway PostgreSQL (fsync on), one instance; and on
+   it, three replicas of care data, collection, scheduling and the gateway (the load spread over the three
+   gateways). At the sustainable rate, the cores each service and PostgreSQL used per 1,000 requests a second, for
+   the capacity model in Deploy/README.md.
 
 Every table's ratios are against a baseline of the same run: the direct identification run, and the mix's
 lightest step. CPU comes from /proc (the stack's processes) and from the load generator's rusage.
@@ -24,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from plantguide_stack import Client, Stack
+from plantguide_stack import STATEFUL, Client, Stack, throwaway_postgres
 
 P99_LIMIT_MS = 200.0
 CORES = os.cpu_count() or 1
@@ -49,13 +53,46 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def postgres_pids(folder):
+    """The PostgreSQL server's processes: the postmaster (first line of postmaster.pid) and its children."""
+    if not folder:
+        return []
+    try:
+        with open(os.path.join(folder, "data", "postmaster.pid")) as pidfile:
+            postmaster = int(pidfile.readline())
+    except (OSError, ValueError):
+        return []
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                        children.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return [postmaster] + children
+
+
+def process_groups(stack):
+    """The pids of each service's replicas, and of PostgreSQL, by name."""
+    groups = {name: [process.pid for process in replicas] for name, replicas in stack.processes.items()}
+    if stack.postgres_folder:
+        groups["postgres"] = postgres_pids(stack.postgres_folder)
+    return groups
+
+
 def measured(command, stack):
-    """Runs `command` (which prints one JSON object); returns it with the stack's and the generator's cores used."""
-    stack_before, generator_before, started = cpu_seconds(stack.pids()), children_cpu(), time.monotonic()
+    """Runs `command` (which prints one JSON object); returns it with the cores the stack (PostgreSQL included),
+    each of its services and the generator used."""
+    groups = process_groups(stack)
+    before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    generator_before, started = children_cpu(), time.monotonic()
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     wall = time.monotonic() - started
     result = json.loads(output.strip().splitlines()[-1])
-    result["stack_cores"] = (cpu_seconds(stack.pids()) - stack_before) / wall
+    result["cores_by_process"] = {name: (cpu_seconds(pids) - before[name]) / wall for name, pids in groups.items()}
+    result["stack_cores"] = sum(result["cores_by_process"].values())
     result["generator_cores"] = (children_cpu() - generator_before) / wall
     return result
 
@@ -95,14 +132,16 @@ def identification(bin_dir, photo, models, seconds, warmup):
             result["latency_ms"]["p99"], errors, result["stack_cores"], result["generator_cores"]))
 
 
-def app_mix(bin_dir, seconds, warmup):
+def app_mix(bin_dir, seconds, warmup, title, postgres=False, replicas=1):
+    """The rate ladder on one stack; prints its table and returns the sustainable step (None if none)."""
     root = tempfile.mkdtemp(prefix="plantguide-bench-stack-")
-    stack = Stack(bin_dir, root)
+    databases, folder = throwaway_postgres(durable=True) if postgres else (None, None)
+    stack = Stack(bin_dir, root, databases=databases, postgres_folder=folder, replicas={name: replicas for name in STATEFUL})
     steps = []
     try:
         stack.start_all()
         token = stack.add_user("bench")
-        client = Client(stack.http_port, token, 10)
+        client = Client(stack.http_ports, token, 10)
         plants = 50
         for number in range(1, plants + 1):
             status, _, _ = client.call("PUT", "/v1/plants/p%d" % number, {"plant": {"scientificName": "Monstera deliciosa"}})
@@ -110,9 +149,9 @@ def app_mix(bin_dir, seconds, warmup):
                 raise SystemExit("seeding plant p%d failed with HTTP %d" % (number, status))
 
         def step(rate):
-            print("  app mix at %.0f requests/s" % rate, file=sys.stderr)
-            result = measured([os.path.join(bin_dir, "plantguide-bench"), "app-mix", "--port", str(stack.http_port),
-                               "--token", token, "--rate", "%.1f" % rate, "--duration", str(seconds), "--warmup", str(warmup),
+            print("  %s: app mix at %.0f requests/s" % (title, rate), file=sys.stderr)
+            ports = [argument for port in stack.http_ports for argument in ("--port", str(port))]
+            result = measured([os.path.join(bin_dir, "plantguide-bench"), "app-mix"] + ports + ["--token", token, "--rate", "%.1f" % rate, "--duration", str(seconds), "--warmup", str(warmup),
                                "--plants", str(plants), "--label", "rate %.0f" % rate], stack)
             result["within"] = (result["latency_ms"]["p99"] <= P99_LIMIT_MS and result["failed"] == 0
                                 and result["achieved_rate"] >= 0.9 * rate)
@@ -131,6 +170,8 @@ def app_mix(bin_dir, seconds, warmup):
         stack.stop()
         shutil.rmtree(root, ignore_errors=True)
     baseline = steps[0]["latency_ms"]["p99"] or 1e-9
+    print("%s:" % title)
+    print()
     print("| offered/s | achieved/s | p50 ms | p90 ms | p99 ms | p99 vs lightest | max ms | failed | list p99 | detail p99 "
           "| complete p99 | save p99 | stack cores busy | load generator cores | requests per stack core-s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -145,14 +186,42 @@ def app_mix(bin_dir, seconds, warmup):
     for step in steps:
         if step["failures"]:
             print("failures at %.0f/s: %s" % (step["offered_rate"], step["failures"]))
+    print()
     if within:
         best = max(within, key=lambda step: step["offered_rate"])
         print("sustainable: %.0f requests/s with p99 %.1f ms (limit %.0f ms): %.0f per core of this %d-core machine "
               "(load generator included), %.0f per core the stack used" % (
                   best["offered_rate"], best["latency_ms"]["p99"], P99_LIMIT_MS, best["offered_rate"] / CORES, CORES,
                   best["achieved_rate"] / max(best["stack_cores"], 1e-9)))
-    else:
-        print("not even the lightest step (%.0f/s) stayed within p99 %.0f ms" % (steps[0]["offered_rate"], P99_LIMIT_MS))
+        print()
+        return best
+    print("not even the lightest step (%.0f/s) stayed within p99 %.0f ms" % (steps[0]["offered_rate"], P99_LIMIT_MS))
+    print()
+    return None
+
+
+def stacks_compared(bin_dir, seconds, warmup):
+    """The mix on the three stacks, then their sustainable rates side by side and each process's cores per 1,000
+    requests a second at that rate."""
+    results = []
+    for title, postgres, replicas in (("SQLite, one instance of each service (baseline)", False, 1),
+                                      ("PostgreSQL, one instance of each service", True, 1),
+                                      ("PostgreSQL, three replicas of care data, collection, scheduling and the gateway", True, 3)):
+        results.append((title, app_mix(bin_dir, seconds, warmup, title, postgres, replicas)))
+    baseline = results[0][1]["offered_rate"] if results[0][1] else None
+    names = ["gateway", "identification", "caredata", "collection", "scheduling", "postgres"]
+    print("| stack | sustainable requests/s | vs SQLite | p99 ms | stack cores | requests per stack core-s | %s |" % " | ".join(
+        "%s cores per 1,000/s" % name for name in names))
+    print("|---|---|---|---|---|---|%s" % ("---|" * len(names)))
+    for title, best in results:
+        if not best:
+            print("| %s | none | | | | |%s" % (title, " |" * len(names)))
+            continue
+        per_thousand = {name: cores * 1000 / best["achieved_rate"] for name, cores in best["cores_by_process"].items()}
+        print("| %s | %.0f | %s | %.1f | %.2f | %.0f | %s |" % (
+            title, best["offered_rate"], "%.2fx" % (best["offered_rate"] / baseline) if baseline else "-", best["latency_ms"]["p99"],
+            best["stack_cores"], best["achieved_rate"] / max(best["stack_cores"], 1e-9),
+            " | ".join("%.2f" % per_thousand[name] if name in per_thousand else "-" for name in names)))
 
 
 def main():
@@ -169,7 +238,7 @@ def main():
         identification(bin_dir, photo, models, seconds, warmup)
         print()
     if part in ("both", "mix"):
-        app_mix(bin_dir, seconds, warmup)
+        stacks_compared(bin_dir, seconds, warmup)
     print("(%d cores; the load generators run on the same cores as the stack; the gateway's rate limit is off)" % CORES)
     return 0
 

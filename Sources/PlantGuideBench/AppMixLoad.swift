@@ -16,7 +16,8 @@ struct AppMixLoad: AsyncParsableCommand {
             unique to the run.
             """)
 
-    @Option(help: "The gateway's HTTP port on 127.0.0.1.") var port: Int
+    @Option(help: "The gateway's HTTP port on 127.0.0.1; repeat it for gateway replicas (connections are spread over them).")
+    var port: [Int]
     @Option(help: "The user's bearer token.") var token: String
     @Option(help: "Requests a second.") var rate: Double
     @Option(help: "Seconds to measure.") var duration = 5.0
@@ -27,6 +28,7 @@ struct AppMixLoad: AsyncParsableCommand {
 
     func validate() throws {
         guard rate > 0, rate <= 100_000 else { throw ValidationError("--rate must be more than 0 and at most 100000") }
+        guard !port.isEmpty else { throw ValidationError("give the gateway's HTTP port with --port") }
         guard duration > 0, warmup >= 0, plants >= 1, (1...1_024).contains(connections) else {
             throw ValidationError("--duration, --plants and --connections (1 to 1024) must be positive")
         }
@@ -34,8 +36,8 @@ struct AppMixLoad: AsyncParsableCommand {
 
     func run() async throws {
         let headers = ["Authorization: Bearer \(token)"]
-        let tasks = try TaskPool(openTasksOf: HTTPConnection(port: port), headers: headers)
-        let run = MixRun(port: port, headers: headers, plants: plants, tasks: tasks, label: label)
+        let tasks = try TaskPool(openTasksOf: HTTPConnection(port: port[0]), headers: headers)
+        let run = MixRun(ports: port, headers: headers, plants: plants, tasks: tasks, label: label)
         let result = try await run.drive(rate: rate, warmup: warmup, duration: duration, connections: connections)
         print(result)
     }
@@ -99,7 +101,7 @@ final class MixRun: @unchecked Sendable {
         var number: Int
     }
 
-    private let port: Int
+    private let ports: [Int]
     private let headers: [String]
     private let plants: Int
     private let tasks: TaskPool
@@ -113,8 +115,8 @@ final class MixRun: @unchecked Sendable {
     private let samples = Mutex<[AppRequest: [Int64]]>([:])
     private let failures = Mutex<[String: Int]>([:])
 
-    init(port: Int, headers: [String], plants: Int, tasks: TaskPool, label: String) {
-        self.port = port
+    init(ports: [Int], headers: [String], plants: Int, tasks: TaskPool, label: String) {
+        self.ports = ports
         self.headers = headers
         self.plants = plants
         self.tasks = tasks
@@ -125,7 +127,7 @@ final class MixRun: @unchecked Sendable {
         let start = ContinuousClock.now + .milliseconds(50)
         let measureFrom = start + .milliseconds(Int64(warmup * 1_000))
         let end = measureFrom + .milliseconds(Int64(duration * 1_000))
-        let workers = try (0..<connections).map { _ in try HTTPConnection(port: port) }
+        let workers = try (0..<connections).map { try HTTPConnection(port: ports[$0 % ports.count]) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await OwnThread.run { self.pace(rate: rate, from: start, measureFrom: measureFrom, until: end) } }
             for connection in workers {

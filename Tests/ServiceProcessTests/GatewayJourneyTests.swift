@@ -25,10 +25,13 @@ struct GatewayJourneyTests {
         /// wait for them connect (with CurveZMQ keys when the services require them). On `.postgres`, care data,
         /// collection, scheduling and the gateway keep their state in schemas of their own on the test PostgreSQL.
         /// `databases` gives the PostgreSQL environment of each stateful process (by service name) instead of new
-        /// schemas.
-        init(_ backend: TestBackend = .sqlite, databases given: [String: [String: String]]? = nil,
+        /// schemas. `replicas` (on PostgreSQL) runs that many processes of each stateful service: every gateway
+        /// spreads its calls over the services' replicas and relays every scheduling replica's reminders, and the
+        /// stack's client spreads its calls over the gateways. `services` and `gateway` are the first of each.
+        init(_ backend: TestBackend = .sqlite, databases given: [String: [String: String]]? = nil, replicas: Int = 1,
              gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:],
              serviceClient: RPCClientConfiguration = .init()) async throws {
+            precondition(replicas == 1 || backend == .postgres, "replicas of the stateful services need PostgreSQL")
             var databases: [String: [String: String]] = given ?? [:]
             if backend == .postgres && given == nil {
                 for name in Self.statefulProcesses { databases[name] = try await TestPostgres.environment() }
@@ -36,31 +39,47 @@ struct GatewayJourneyTests {
             self.databases = databases
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
-            var services: [String: ServiceProcess] = [:]
-            let remindersEndpoint = "tcp://127.0.0.1:\(try FreePort.next())"
-            self.remindersEndpoint = remindersEndpoint
+            var all: [String: [ServiceProcess]] = [:]
+            var reminderEndpoints: [String] = []
             for name in ["identification", "caredata", "collection", "scheduling"] {
-                services[name] = try await ServiceProcess(
-                    "plantguide-\(name)", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
-                    environment: [
-                        "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
-                        "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": remindersEndpoint,
-                        "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
-                    ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }, client: serviceClient)
+                for _ in 0..<(name == "identification" ? 1 : replicas) {
+                    let reminders = "tcp://127.0.0.1:\(try FreePort.next())"
+                    if name == "scheduling" { reminderEndpoints.append(reminders) }
+                    all[name, default: []].append(try await ServiceProcess(
+                        "plantguide-\(name)", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
+                        environment: [
+                            "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
+                            "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": reminders,
+                            "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
+                        ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }, client: serviceClient))
+                }
             }
-            self.services = services
+            remindersEndpoint = reminderEndpoints[0]
+            services = all.mapValues { $0[0] }
+            let targets = all.mapValues { $0.map(\.endpoint).joined(separator: ",") }
             // Both gateway ports are picked just before it starts: a port picked earlier can be taken meanwhile as
             // the source port of one of the many connections the tests beside this one make.
             let httpPort = try FreePort.next()
             httpBase = URL(string: "http://127.0.0.1:\(httpPort)")!
             gatewayEnvironment = [
-                "PLANTGUIDE_IDENTIFICATION": services["identification"]!.endpoint, "PLANTGUIDE_CAREDATA": services["caredata"]!.endpoint,
-                "PLANTGUIDE_COLLECTION": services["collection"]!.endpoint, "PLANTGUIDE_SCHEDULING": services["scheduling"]!.endpoint,
-                "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)", "PLANTGUIDE_REMINDERS": remindersEndpoint,
+                "PLANTGUIDE_IDENTIFICATION": targets["identification"]!, "PLANTGUIDE_CAREDATA": targets["caredata"]!,
+                "PLANTGUIDE_COLLECTION": targets["collection"]!, "PLANTGUIDE_SCHEDULING": targets["scheduling"]!,
+                "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)",
+                "PLANTGUIDE_REMINDERS": reminderEndpoints.joined(separator: ","),
             ].merging(databases["gateway"] ?? [:]) { $1 }.merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
-            client = try RPCClient(target: gateway.endpoint)
+            var gateways = [gateway]
+            for _ in 1..<replicas {
+                gateways.append(try await ServiceProcess(
+                    "plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
+                    environment: gatewayEnvironment.merging(["PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(try FreePort.next())"]) { $1 }))
+            }
+            extraReplicas = all.values.flatMap { $0.dropFirst() } + gateways.dropFirst()
+            client = try RPCClient(target: gateways.map(\.endpoint).joined(separator: ","))
         }
+
+        /// The replicas beyond the first of each service, the gateway's included.
+        private let extraReplicas: [ServiceProcess]
 
         private let gatewayEnvironment: [String: String]
         /// The processes that keep state: each has a database of its own on PostgreSQL.
@@ -112,7 +131,7 @@ struct GatewayJourneyTests {
             client.close()
             plantnet.stop()
             await gateway.terminate()
-            for service in services.values { await service.terminate() }
+            for service in Array(services.values) + extraReplicas { await service.terminate() }
         }
     }
 
@@ -152,9 +171,19 @@ struct GatewayJourneyTests {
         }
     }
 
-    @Test("a new user identifies, saves, finds, completes a task, sets a reminder time, exports, deletes, imports, erases all", arguments: TestBackend.allCases)
-    func journey(backend: TestBackend) async throws {
-        let stack = try await Stack(backend)
+    /// Where a journey runs: the backend, and how many processes of each stateful service.
+    struct JourneySetup: Sendable, CustomTestStringConvertible {
+        let backend: TestBackend
+        let replicas: Int
+        static let all = [JourneySetup(backend: .sqlite, replicas: 1), JourneySetup(backend: .postgres, replicas: 1),
+                          JourneySetup(backend: .postgres, replicas: 3)]
+        var testDescription: String { replicas == 1 ? backend.rawValue : "\(backend.rawValue), \(replicas) replicas of each stateful service" }
+    }
+
+    @Test("a new user identifies, saves, finds, completes a task, sets a reminder time, exports, deletes, imports, erases all",
+          arguments: JourneySetup.all)
+    func journey(setup: JourneySetup) async throws {
+        let stack = try await Stack(setup.backend, replicas: setup.replicas)
         let token = try await stack.token(for: "ana")
         let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
 
