@@ -82,7 +82,7 @@ public final class GatewayRPCService: RPCService {
     public var sweeper: PendingWorkSweeper { PendingWorkSweeper(services: services, pending: pending, logger: logger) }
 
     /// The background work that shares the tokens' rate limits with the other replicas (nothing on SQLite).
-    public var callCountSync: CallCountSync { CallCountSync(limiter: authenticator.limiter, records: records, logger: logger) }
+    public var rateLimitExchange: RateLimitExchange { RateLimitExchange(limiter: authenticator.limiter, records: records, logger: logger) }
 
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Gateway_V1_GatewayService

@@ -120,7 +120,7 @@ struct Serve: AsyncParsableCommand {
                                          logger: environment.logger)
             // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
             return ServiceSet(rpc: [gateway], background: [
-                maintenance, SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), gateway.callCountSync, http,
+                maintenance, SweepLoop(sweeper: gateway.sweeper, interval: configuration.retryInterval), gateway.rateLimitExchange, http,
                 gateway.reminders,
             ])
         }

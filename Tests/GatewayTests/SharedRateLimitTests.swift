@@ -11,18 +11,18 @@ import Testing
 @Suite("Gateway: a token's rate limit shared by replicas")
 struct SharedRateLimitTests {
     /// Two replicas' limiters of 5 calls a second (bursts of 10) and their exchanges, on one PostgreSQL gateway schema.
-    private static func replicas() async throws -> [(CallerRateLimiter, CallCountSync)] {
+    private static func replicas() async throws -> [(CallerRateLimiter, RateLimitExchange)] {
         let database = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations)
         return (0..<2).map { _ in
             let limiter = CallerRateLimiter(perSecond: 5)
-            return (limiter, CallCountSync(limiter: limiter, records: PostgresGateway(database), logger: Logger(label: "test")))
+            return (limiter, RateLimitExchange(limiter: limiter, records: PostgresGateway(database), logger: Logger(label: "test")))
         }
     }
 
     /// Exchanges with each in turn; whether every one shared.
-    private static func exchange(_ syncs: CallCountSync...) async throws -> Bool {
+    private static func exchange(_ exchanges: RateLimitExchange...) async throws -> Bool {
         var shared = true
-        for sync in syncs { shared = try await sync.exchangeOnce() && shared }
+        for exchange in exchanges { shared = try await exchange.exchangeOnce() && shared }
         return shared
     }
 
@@ -34,18 +34,18 @@ struct SharedRateLimitTests {
     @Test("a burst spent on one replica is owed on the other after an exchange; other tokens keep their own")
     func burstAcrossReplicas() async throws {
         let replicas = try await Self.replicas()
-        let ((a, syncA), (b, syncB)) = (replicas[0], replicas[1])
+        let ((a, exchangeA), (b, exchangeB)) = (replicas[0], replicas[1])
 
         #expect(Self.granted(a, "t1", attempts: 8) == 8)
         #expect(Self.granted(b, "t1", attempts: 1) == 1, "b has not heard of a's burst yet")
         #expect(Self.granted(b, "t2", attempts: 1) == 1)
-        #expect(try await Self.exchange(syncA, syncB))
+        #expect(try await Self.exchange(exchangeA, exchangeB))
 
         // 10 - 8 - 1 left, plus what 5 a second refilled meanwhile (a fraction of a call here; at most one more
         // unless this test took 200 ms between the spending and now). Alone, b would grant all 5.
         let more = Self.granted(b, "t1", attempts: 5)
         #expect((1...2).contains(more), "b granted \(more) more after seeing a's 8 of 10")
-        #expect(try await Self.exchange(syncB, syncA))
+        #expect(try await Self.exchange(exchangeB, exchangeA))
         #expect(Self.granted(a, "t1", attempts: 5) <= 1, "a sees b's calls too")
         let ownBucket = Self.granted(b, "t2", attempts: 20)
         #expect((9...10).contains(ownBucket), "t2 had spent 1 of its own 10")
@@ -54,11 +54,11 @@ struct SharedRateLimitTests {
     @Test("a replica that only watches a token takes the level the other spent it to")
     func watching() async throws {
         let replicas = try await Self.replicas()
-        let ((a, syncA), (b, syncB)) = (replicas[0], replicas[1])
+        let ((a, exchangeA), (b, exchangeB)) = (replicas[0], replicas[1])
         #expect(Self.granted(b, "t", attempts: 1) == 1)
-        #expect(try await syncB.exchangeOnce())
+        #expect(try await exchangeB.exchangeOnce())
         #expect(Self.granted(a, "t", attempts: 9) == 9)
-        #expect(try await Self.exchange(syncA, syncB), "b reports nothing spent and reads the level")
+        #expect(try await Self.exchange(exchangeA, exchangeB), "b reports nothing spent and reads the level")
         #expect(Self.granted(b, "t", attempts: 5) <= 1, "none left, but what refilled meanwhile")
     }
 
@@ -68,8 +68,8 @@ struct SharedRateLimitTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let limiter = CallerRateLimiter(perSecond: 5)
-        let sync = CallCountSync(limiter: limiter, records: try SQLiteGateway.open(folder: folder), logger: Logger(label: "test"))
+        let exchange = RateLimitExchange(limiter: limiter, records: try SQLiteGateway.open(folder: folder), logger: Logger(label: "test"))
         #expect(Self.granted(limiter, "t", attempts: 1) == 1)
-        #expect(try await sync.exchangeOnce() == false)
+        #expect(try await exchange.exchangeOnce() == false)
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Calls a second each token may make (bursts of twice that), so that one runaway client cannot starve the others.
 ///
-/// Each replica admits from buckets of its own. With replicas (``CallCountSync``), every quarter second it spends
+/// Each replica admits from buckets of its own. With replicas (``RateLimitExchange``), every quarter second it spends
 /// the calls it granted from the token's bucket in the database and takes that bucket's level as its own, less what
 /// it granted meanwhile. So the rate holds across replicas, and a burst can exceed it by what the other replicas
 /// granted since they last reported.

@@ -3,9 +3,9 @@ import Logging
 import ServiceLifecycle
 
 /// Shares the tokens' rate limits between gateway replicas: every `interval`, spends the calls this replica granted
-/// from the tokens' buckets in the database and takes their levels (see ``CallerRateLimiter``). Ends at once on a
+/// from the tokens' buckets in the database and takes their levels (see ``CallerRateLimiter``). Does nothing on a
 /// backend that one process uses alone. A Service: run it beside the fronts.
-public struct CallCountSync: Service {
+public struct RateLimitExchange: Service {
     let limiter: CallerRateLimiter
     let records: any GatewayRecords
     let logger: Logger
