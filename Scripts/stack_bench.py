@@ -151,8 +151,9 @@ def app_mix(bin_dir, seconds, warmup, title, postgres=False, replicas=1):
         def step(rate):
             print("  %s: app mix at %.0f requests/s" % (title, rate), file=sys.stderr)
             ports = [argument for port in stack.http_ports for argument in ("--port", str(port))]
-            result = measured([os.path.join(bin_dir, "plantguide-bench"), "app-mix"] + ports + ["--token", token, "--rate", "%.1f" % rate, "--duration", str(seconds), "--warmup", str(warmup),
-                               "--plants", str(plants), "--label", "rate %.0f" % rate], stack)
+            result = measured([os.path.join(bin_dir, "plantguide-bench"), "app-mix"] + ports + [
+                "--token", token, "--rate", "%.1f" % rate, "--duration", str(seconds), "--warmup", str(warmup),
+                "--plants", str(plants), "--label", "rate %.0f" % rate], stack)
             result["within"] = (result["latency_ms"]["p99"] <= P99_LIMIT_MS and result["failed"] == 0
                                 and result["achieved_rate"] >= 0.9 * rate)
             steps.append(result)
