@@ -20,14 +20,19 @@ struct GatewayHTTPTests {
         return (response.status, body, response.headers)
     }
 
-    /// Waits until the HTTP front listens (the RPC health check that started the gateway does not cover it).
+    /// Waits until every gateway's HTTP front listens (the RPC health check that started it does not cover it).
     private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
-        for _ in 0..<100 {
-            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
-               reply.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
+        for base in stack.httpBases {
+            var up = false
+            for _ in 0..<100 where !up {
+                if let reply = try? await http.get(base.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)), reply.status == 200 {
+                    up = true
+                } else {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            if !up { Issue.record("the HTTP front at \(base) did not come up") }
         }
-        Issue.record("the HTTP front did not come up")
     }
 
     @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses",
@@ -220,23 +225,26 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("a calendar link: an iCalendar feed without a token, with the plant's tasks; gone once revoked or replaced", arguments: TestBackend.allCases)
-    func calendar(backend: TestBackend) async throws {
-        let stack = try await GatewayJourneyTests.Stack(backend)
+    @Test("a calendar link: an iCalendar feed without a token, with the plant's tasks, from any gateway; gone once revoked or replaced",
+          arguments: GatewayJourneyTests.JourneySetup.all)
+    func calendar(setup: GatewayJourneyTests.JourneySetup) async throws {
+        let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)
+        // The link is made through the first gateway and read through the last (the same one without replicas).
+        let feeds = try #require(stack.httpBases.last).absoluteString
         let token = try await stack.token(for: "ana")
         try await waitForHTTP(stack)
         _ = try await send(stack, "PUT", "/v1/plants/p1", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
         let link = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
         let path = try #require(link.body["path"] as? String)
 
-        let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        let feed = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: .seconds(20))
         let text = String(decoding: feed.body, as: UTF8.self)
         #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("text/calendar") == true)
         #expect(text.hasPrefix("BEGIN:VCALENDAR") && text.contains("BEGIN:VEVENT") && text.contains("Fig"))
 
         // Polls: the feed's ETag in If-None-Match is 304 with no body until the plant's schedule changes.
         let etag = try #require(feed.headers["etag"])
-        let url = URL(string: stack.httpBase.absoluteString + path)!
+        let url = URL(string: feeds + path)!
         let unchanged = try await http.get(url, headers: ["If-None-Match": etag], timeout: .seconds(20))
         let otherTag = try await http.get(url, headers: ["If-None-Match": #""another", W/"version""#], timeout: .seconds(20))
         let any = try await http.get(url, headers: ["If-None-Match": "*"], timeout: .seconds(20))
@@ -249,23 +257,25 @@ struct GatewayHTTPTests {
         #expect(String(decoding: changed.body, as: UTF8.self).contains("Fiddle"))
 
         let replaced = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
-        let old = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        let old = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: .seconds(20))
         let newPath = try #require(replaced.body["path"] as? String)
         let revoked = try await send(stack, "DELETE", "/v1/calendar-link", token: token)
-        let afterRevoke = try await http.get(URL(string: stack.httpBase.absoluteString + newPath)!, headers: [:], timeout: .seconds(20))
-        let guessed = try await http.get(URL(string: stack.httpBase.absoluteString + "/v1/calendar/\(String(repeating: "0", count: 48)).ics")!,
+        let afterRevoke = try await http.get(URL(string: feeds + newPath)!, headers: [:], timeout: .seconds(20))
+        let guessed = try await http.get(URL(string: feeds + "/v1/calendar/\(String(repeating: "0", count: 48)).ics")!,
                                          headers: [:], timeout: .seconds(20))
         #expect(newPath != path && old.status == 404 && revoked.body["revoked"] as? Bool == true && afterRevoke.status == 404 && guessed.status == 404)
         await stack.stop()
     }
 
-    @Test("the reminder stream: a reminder falling due reaches its user's stream as an SSE event, and no one else's", arguments: TestBackend.allCases)
-    func reminderStream(backend: TestBackend) async throws {
-        let stack = try await GatewayJourneyTests.Stack(backend)
+    @Test("the reminder stream: a reminder falling due reaches its user's stream as an SSE event, on any gateway, and no one else's",
+          arguments: GatewayJourneyTests.JourneySetup.all)
+    func reminderStream(setup: GatewayJourneyTests.JourneySetup) async throws {
+        let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
         try await waitForHTTP(stack)
-        let port = try #require(stack.httpBase.port)
+        // Streams on the last gateway; the reminder comes from whichever scheduling replica claims it.
+        let port = try #require(stack.httpBases.last?.port)
         let refused = try EventStreamReader(port: port, path: "/v1/reminders/stream")
         let anas = try EventStreamReader(port: port, path: "/v1/reminders/stream", headers: ["Authorization": "Bearer \(ana)"])
         let bobs = try EventStreamReader(port: port, path: "/v1/reminders/stream?access_token=\(bob)")

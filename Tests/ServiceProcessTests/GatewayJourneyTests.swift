@@ -16,8 +16,10 @@ struct GatewayJourneyTests {
         let gateway: ServiceProcess
         let plantnet: FakeHTTPServer
         let client: RPCClient
-        /// The HTTP/JSON front, e.g. http://127.0.0.1:40123.
+        /// The HTTP/JSON front, e.g. http://127.0.0.1:40123: the first gateway's.
         let httpBase: URL
+        /// Every gateway's HTTP/JSON front, the first gateway's first.
+        let httpBases: [URL]
         /// Scheduling's reminder PUB endpoint, which the gateway relays.
         let remindersEndpoint: String
 
@@ -69,11 +71,15 @@ struct GatewayJourneyTests {
             ].merging(databases["gateway"] ?? [:]) { $1 }.merging(gatewayExtra) { $1 }
             gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
             var gateways = [gateway]
+            var httpBases = [httpBase]
             for _ in 1..<replicas {
+                let port = try FreePort.next()
+                httpBases.append(URL(string: "http://127.0.0.1:\(port)")!)
                 gateways.append(try await ServiceProcess(
                     "plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
-                    environment: gatewayEnvironment.merging(["PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(try FreePort.next())"]) { $1 }))
+                    environment: gatewayEnvironment.merging(["PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(port)"]) { $1 }))
             }
+            self.httpBases = httpBases
             extraReplicas = all.values.flatMap { $0.dropFirst() } + gateways.dropFirst()
             client = try RPCClient(target: gateways.map(\.endpoint).joined(separator: ","))
         }

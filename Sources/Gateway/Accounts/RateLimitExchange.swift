@@ -11,6 +11,9 @@ public struct RateLimitExchange: Service {
     let logger: Logger
     /// How often the buckets are exchanged: the longest a burst on one replica goes unseen by the others.
     var interval: Duration = .milliseconds(250)
+    /// The time, on this process's clock and as seconds since 1970 (the buckets' time in the database, the same
+    /// on every replica); injected by tests.
+    var now: @Sendable () -> (instant: ContinuousClock.Instant, seconds: Double) = { (.now, Date().timeIntervalSince1970) }
 
     /// Exchanges until graceful shutdown; on a backend with nothing to share (or with no limit), only waits for it:
     /// a Service that ends early would end the whole group.
@@ -34,7 +37,7 @@ public struct RateLimitExchange: Service {
                 failing = false
                 if lastCleanup.duration(to: clock.now) > .seconds(60) {
                     lastCleanup = clock.now
-                    try await records.forgetSharedBuckets(before: Date().timeIntervalSince1970 - 600)
+                    try await records.forgetSharedBuckets(before: now().seconds - 600)
                 }
             } catch {
                 // Each replica goes on limiting alone meanwhile.
@@ -46,18 +49,19 @@ public struct RateLimitExchange: Service {
 
     /// One exchange; false when the backend has no other replicas to share with.
     func exchangeOnce() async throws -> Bool {
-        let report = limiter.report()
+        let (instant, seconds) = now()
+        let report = limiter.report(now: instant)
         guard !report.isEmpty else { return true }
         let levels: [String: Double]?
         do {
             levels = try await records.spendShared(report.spent, watching: report.watching, capacity: limiter.capacity, perSecond: limiter.perSecond,
-                                                   at: Date().timeIntervalSince1970)
+                                                   at: seconds)
         } catch {
             limiter.restore(report)
             throw error
         }
         guard let levels else { return false }
-        limiter.apply(levels: levels)
+        limiter.apply(levels: levels, now: instant)
         return true
     }
 }
