@@ -34,7 +34,7 @@ struct SpeciesSearch {
                     guard let key = CareCache.key(for: species.scientificName), seen.insert(key).inserted else { continue }
                     results.append(.with {
                         $0.scientificName = ScientificName(species.scientificName)?.canonical ?? species.scientificName
-                        $0.commonNames = species.commonName.map { [$0] } ?? []
+                        $0.commonNames = species.commonName.flatMap(CommonName.display).map { [$0] } ?? []
                         $0.family = species.family ?? ""
                         $0.genus = species.genus ?? ""
                         $0.trefleID = Int64(species.id)

@@ -181,7 +181,8 @@ struct GatewayHTTPTests {
         let json = try await plantguide("plants", "list", "--json")
         #expect(json.status == 0 && json.output.contains("\"customName\" : \"Monty\""))
         let shown = try await plantguide("plants", "show", "monty")
-        #expect(shown.status == 0 && shown.output.contains("water every"))
+        #expect(shown.status == 0 && shown.output.contains("water every") && shown.output.contains("watering"), "\(shown.output)")
+        #expect(!["TASK_TYPE_", "LIGHT_LEVEL_", "_FREQUENCY_"].contains { shown.output.contains($0) }, "enum names shown: \(shown.output)")
 
         let tasks = try await plantguide("tasks", "week")
         let taskID = try #require(tasks.output.split(separator: "\n").dropFirst().first?.split(separator: " ").last.map(String.init))
@@ -196,7 +197,10 @@ struct GatewayHTTPTests {
         #expect(edited.status == 0 && renamedTasks.output.contains("Big Monty"), "reminders follow the new name: \(renamedTasks.output)")
         #expect(favourite.status == 0 && favourites.output.contains("\"favorite\" : true"))
         let care = try await plantguide("care", "Ficus lyrata")
-        #expect(care.status == 0 && care.output.contains("water") && care.output.contains("every"), "\(care.output)")
+        #expect(care.status == 0 && care.output.contains("water") && care.output.contains("every") && care.output.contains("feed"), "\(care.output)")
+        #expect(!["LIGHT_LEVEL_", "_FREQUENCY_", "FERTILIZER_TYPE_", "CARE_SOURCE_"].contains { care.output.contains($0) }, "enum names shown: \(care.output)")
+        let careJSON = try await plantguide("care", "Ficus lyrata", "--json")
+        #expect(careJSON.output.contains("LIGHT_LEVEL_"), "--json keeps the gateway's names")
         let photo = folder.appendingPathComponent("leaf.jpg")
         try TestImages.jpeg(TestImages.gradient(width: 200, height: 150)).write(to: photo)
         let identified = try await plantguide("identify", photo.path)
@@ -207,7 +211,9 @@ struct GatewayHTTPTests {
         let removed = try await plantguide("plants", "rm", "monty")
         let imported = try await plantguide("import", archive)
         let back = try await plantguide("plants", "list")
+        let missing = try await plantguide("plants", "rm", "nope")
         #expect(exported.status == 0 && removed.output.contains("deleted monty"))
+        #expect(missing.status == 3 && missing.output.contains("no plant 'nope'"), "\(missing.output)")
         #expect(imported.status == 0 && imported.output.contains("imported 1 plants") && back.output.contains("monty"), "\(imported.output)")
 
         // Sharing with Bob, who then lists Ana's plants through PLANTGUIDE_COLLECTION_OWNER.

@@ -13,14 +13,15 @@ struct CareCommand: AsyncParsableCommand {
             let body = try await GatewayClient(try AppConfiguration.load()).call("GET", "/v1/care/\(escaped)")
             if json { return TextTable.printJSON(body) }
             let care = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["careInfo"] as? [String: Any] ?? [:]
-            func text(_ section: String, _ field: String) -> String { ((care[section] as? [String: Any])?[field]).map { "\($0)" } ?? "?" }
-            print("\(care["scientificName"] as? String ?? species) (source \(care["source"] as? String ?? "?"))")
+            let common = (care["commonNames"] as? [String])?.first.map { " (\($0))" } ?? ""
+            print("\(care["scientificName"] as? String ?? species)\(common), from \(CareWords.source(care["source"]))")
             TextTable.print(header: ["CARE", "ADVICE"], rows: [
-                ["water", "every \(text("watering", "intervalDays")) days (\(text("watering", "frequency")))"],
-                ["light", text("light", "level")],
-                ["temperature", "\(text("temperature", "minCelsius"))–\(text("temperature", "maxCelsius")) °C"],
-            ])
-            if let note = care["note"] as? String, !note.isEmpty { print(note) }
+                ["water", CareWords.watering(care)],
+                ["light", CareWords.light(care)],
+                ["feed", CareWords.fertilizer(care)],
+                ["temperature", CareWords.temperature(care)],
+            ] + CareWords.more(care))
+            for note in care["notes"] as? [String] ?? [] { print("- \(note)") }
         }
     }
 }

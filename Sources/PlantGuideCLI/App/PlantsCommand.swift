@@ -41,11 +41,11 @@ struct PlantsCommand: AsyncParsableCommand {
                 let plant = details["plant"] as? [String: Any] ?? [:]
                 let care = details["careInfo"] as? [String: Any] ?? [:]
                 print("\(plant["customName"] as? String ?? "") (\(plant["scientificName"] as? String ?? "")), id \(id)")
-                if let watering = care["watering"] as? [String: Any] {
-                    print("water every \(watering["intervalDays"] as? Int ?? 0) days; light: \((care["light"] as? [String: Any])?["level"] as? String ?? "?")")
+                if !care.isEmpty {
+                    print("water \(CareWords.watering(care)); light: \(CareWords.light(care)); feed: \(CareWords.fertilizer(care))")
                 }
                 TextTable.print(header: ["TASK", "DUE", "ID"], rows: ((details["upcomingTasks"] as? [[String: Any]]) ?? []).map {
-                    [$0["type"] as? String ?? "", $0["dueDate"] as? String ?? "", $0["id"] as? String ?? ""]
+                    [CareWords.task($0["type"]), $0["dueDate"] as? String ?? "", $0["id"] as? String ?? ""]
                 })
             }
         }
@@ -127,7 +127,8 @@ struct PlantsCommand: AsyncParsableCommand {
         func run() async throws {
             try await runApp {
                 let removed = try await GatewayClient(try AppConfiguration.load()).object("DELETE", "/v1/plants/\(Show.escape(id))")
-                print(removed["deleted"] as? Bool == true ? "deleted \(id)" : "no plant \(id)")
+                guard removed["deleted"] as? Bool == true else { throw CLIFailure("you have no plant '\(id)' to remove", status: 3) }
+                print("deleted \(id)")
             }
         }
     }

@@ -31,8 +31,8 @@ struct TasksCommand: AsyncParsableCommand {
             }
             if tasks.isEmpty { return print("nothing to do") }
             let rows = tasks.map { task in
-                let type = (task["type"] as? String ?? "").replacingOccurrences(of: "TASK_TYPE_", with: "").lowercased()
-                return [task["dueDate"] as? String ?? "", type, names[task["plantId"] as? String ?? ""] ?? "", task["id"] as? String ?? ""]
+                [task["dueDate"] as? String ?? "", CareWords.task(task["type"]), names[task["plantId"] as? String ?? ""] ?? "",
+                 task["id"] as? String ?? ""]
             }
             TextTable.print(header: ["DUE", "TASK", "PLANT", "ID"], rows: rows) { row, column in
                 guard column == 0 else { return nil }

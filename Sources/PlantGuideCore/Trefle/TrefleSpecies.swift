@@ -64,13 +64,10 @@ public struct TrefleSpecies: Decodable, Sendable, Hashable {
         self.specifications = specifications
     }
 
-    /// English common names: `common_name` first, then the `common_names.en` list, without repeats.
+    /// English common names as a person reads them (``CommonName``): `common_name` first, then the
+    /// `common_names.en` list, without repeats.
     public var englishCommonNames: [String] {
-        var names: [String] = []
-        for name in [commonName].compactMap({ $0 }) + (commonNames?["en"] ?? []) where !names.contains(name) {
-            names.append(name)
-        }
-        return names
+        CommonName.display([commonName].compactMap { $0 } + (commonNames?["en"] ?? []))
     }
 }
 
