@@ -137,7 +137,7 @@ class Webhook:
 
     def duplicates(self, faults):
         """Reminder ids received more than once: (explained, unexplained), explained when the first receipt came
-        within 2 s before a fault window (start, end) or during it."""
+        within 2 s before a fault (label, start, end) or during it."""
         first, explained, unexplained = {}, set(), set()
         with self.lock:
             received = list(self.received)
@@ -145,7 +145,7 @@ class Webhook:
             if reminder not in first:
                 first[reminder] = at
                 continue
-            if any(start - 2 <= first[reminder] <= end for start, end in faults):
+            if any(start - 2 <= first[reminder] <= end for _, start, end in faults):
                 explained.add(reminder)
             else:
                 unexplained.add(reminder)
@@ -192,8 +192,7 @@ def main():
     webhook = Webhook()
     failures = []
     rows = []
-    faults = []  # (down from, up again) in monotonic time, for the reminders a fault may send twice
-    fault_labels = []
+    faults = []  # (label, down from, up again) in monotonic time
     reminders, explained, slowest_at_outage = 0, [], 0.0
     try:
         stack.start_all()
@@ -212,8 +211,7 @@ def main():
             time.sleep(down)
             up_action()
             restarted = time.monotonic()
-            faults.append((killed_at, restarted))
-            fault_labels.append(label)
+            faults.append((label, killed_at, restarted))
             time.sleep(4)
             after = load.between(restarted, time.monotonic())
             errors_after = [e for e in after if not e[1]]
@@ -235,18 +233,21 @@ def main():
             fault("PostgreSQL kill -9 postmaster", lambda: stack.postgres("crash"), lambda: stack.postgres("resume"))
         load.stop()
 
-        database_faults = [start for label, (start, _) in zip(fault_labels, faults) if label.startswith("PostgreSQL")]
-        in_flight_at_outage = [e for e in load.events if any(start - DEADLINE <= e[0] <= start + 0.5 for start in database_faults)]
+        database_faults = [start for label, start, _ in faults if label.startswith("PostgreSQL")]
+        slowest_at_outage = max((e[2] for e in load.events if any(start - DEADLINE <= e[0] <= start + 0.5 for start in database_faults)),
+                                default=0.0)
+
+        def around(event):
+            """The faults an event started near: (label, seconds from the fault's start)."""
+            return [(label, event[0] - start) for label, start, end in faults if start - 1 <= event[0] <= end + 4]
+
         late = [e for e in load.events if e[2] >= DEADLINE]
         if late:
-            phases = sorted({next((label for label, (start, end) in zip(fault_labels, faults) if start - 1 <= e[0] <= end + 4), "no fault")
-                             for e in late})
+            phases = sorted({label for e in late for label in ([label for label, _ in around(e)] or ["no fault"])})
             failures.append("%d requests reached their deadline (%s; during %s)" % (len(late), sorted({e[3] for e in late}), ", ".join(phases)))
             for e in late:
-                print("  late: %s took %.2f s, started %s" % (e[3], e[2], ", ".join(
-                    "%+.2f s from %s" % (e[0] - start, label) for label, (start, end) in zip(fault_labels, faults) if start - 1 <= e[0] <= end + 4)),
-                    file=sys.stderr)
-        slowest_at_outage = max((e[2] for e in in_flight_at_outage), default=0.0)
+                print("  late: %s took %.2f s, started %s" % (e[3], e[2], ", ".join("%+.2f s from %s" % (offset, label) for label, offset in around(e))),
+                      file=sys.stderr)
         # Let the gateway finish the care lookups and deletions the outages left pending.
         # On PostgreSQL, an entry a killed gateway had claimed waits for its claim's lease (30 s) to end.
         settle_until = time.monotonic() + (45 if postgres else 15)

@@ -5,18 +5,11 @@ import Scheduling
 import Testing
 
 @Suite("Scheduling: calendar feeds rendered once per change")
-struct CalendarFeedTests {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC
+struct CalendarFeedTests: SchedulingSuite {
+    static let start = Date(timeIntervalSince1970: 1_780_300_800)  // 2026-06-01 08:00 UTC
+    let clock: TestClock
     let backend: SchedulingBackend
     let store: SchedulingStore
-
-    init() async throws { try await self.init(.sqlite) }
-
-    init(_ kind: TestBackend) async throws {
-        backend = try await SchedulingBackend(kind)
-        let clock = self.clock
-        store = SchedulingStore(records: backend.records, now: { clock.now })
-    }
 
     private func putSchedule(_ plant: String, name: String = "Monty", owner: String = "a") async throws -> [SchedulingStore.CareTask] {
         try await store.putSchedule(.with {

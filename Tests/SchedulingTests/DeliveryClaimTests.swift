@@ -7,18 +7,11 @@ import Testing
 /// Several dispatchers on one store, as replicas of the scheduling service on one PostgreSQL: deliveries are
 /// claimed for a lease, so each goes out once, and the claims of a dispatcher that died pass to another.
 @Suite("Reminders: deliveries claimed by one dispatcher of several")
-struct DeliveryClaimTests {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))  // 2026-06-01 07:00 UTC
+struct DeliveryClaimTests: SchedulingSuite {
+    static let start = Date(timeIntervalSince1970: 1_780_297_200)  // 2026-06-01 07:00 UTC
+    let clock: TestClock
     let backend: SchedulingBackend
     let store: SchedulingStore
-
-    init() async throws { try await self.init(.sqlite) }
-
-    init(_ kind: TestBackend) async throws {
-        backend = try await SchedulingBackend(kind)
-        let clock = self.clock
-        store = SchedulingStore(records: backend.records, now: { clock.now })
-    }
 
     private func dispatcher() -> ReminderDispatcher {
         let clock = self.clock

@@ -30,7 +30,7 @@ struct PlanningAcrossBackendsTests {
         let backend = try await SchedulingBackend(kind)
         // 2026-06-01 11:30 UTC: already June 2 in Kiritimati (+14), still May 31 in Pago Pago (-11) at 00:30.
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_313_400))
-        let store = SchedulingStore(records: backend.records, now: { clock.now })
+        let store = backend.store(clock: clock)
         _ = try await store.putPreferences(.with { $0.timeZone = zone }, owner: "g")
         var answers: [[String]] = []
         for day in 0..<7 {
@@ -74,7 +74,7 @@ struct PlanningAcrossBackendsTests {
     func overtakenPlan() async throws {
         let backend = try await SchedulingBackend(.postgres)
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))
-        let store = SchedulingStore(records: backend.records, now: { clock.now })
+        let store = backend.store(clock: clock)
         let records = try #require(backend.records as? PostgresScheduling)
         let (_, first) = try await store.putSchedule(Self.schedule("p1"), owner: "g")
         clock.advance(days: 3)

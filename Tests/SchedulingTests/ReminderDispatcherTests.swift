@@ -8,18 +8,11 @@ import Synchronization
 import Testing
 
 @Suite("Reminders: outbox, PUB stream, signed webhooks")
-struct ReminderDispatcherTests {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))  // 2026-06-01 07:00 UTC
+struct ReminderDispatcherTests: SchedulingSuite {
+    static let start = Date(timeIntervalSince1970: 1_780_297_200)  // 2026-06-01 07:00 UTC
+    let clock: TestClock
     let backend: SchedulingBackend
     let store: SchedulingStore
-
-    init() async throws { try await self.init(.sqlite) }
-
-    init(_ kind: TestBackend) async throws {
-        backend = try await SchedulingBackend(kind)
-        let clock = self.clock
-        store = SchedulingStore(records: backend.records, now: { clock.now })
-    }
 
     private func dispatcher(_ publisher: Publisher?, maxAttempts: Int = 8) -> ReminderDispatcher {
         let clock = self.clock

@@ -33,6 +33,11 @@ final class SchedulingBackend: Sendable {
 
     var records: any SchedulingRecords { opened.records }
 
+    /// A store on these records whose time is `clock`'s.
+    func store(clock: TestClock) -> SchedulingStore {
+        SchedulingStore(records: records, now: { clock.now })
+    }
+
     /// A number a query gives: `sqlite` on SQLite, `postgres` on PostgreSQL (for what no store method tells).
     func integer(sqlite: String, postgres: String) async throws -> Int? {
         if let database = opened.sqlite { return try await database.read { db in try Int.fetchOne(db, sql: sqlite) } }

@@ -7,18 +7,11 @@ import SwiftProtobuf
 import Testing
 
 @Suite("Scheduling: schedules, tasks, preferences")
-struct SchedulingStoreTests {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_300_800))  // 2026-06-01 08:00 UTC, a Monday
+struct SchedulingStoreTests: SchedulingSuite {
+    static let start = Date(timeIntervalSince1970: 1_780_300_800)  // 2026-06-01 08:00 UTC, a Monday
+    let clock: TestClock
     let backend: SchedulingBackend
     let store: SchedulingStore
-
-    init() async throws { try await self.init(.sqlite) }
-
-    init(_ kind: TestBackend) async throws {
-        backend = try await SchedulingBackend(kind)
-        let clock = self.clock
-        store = SchedulingStore(records: backend.records, now: { clock.now })
-    }
 
     private func schedule(_ plant: String, watering: Plantguide_Caredata_V1_WateringFrequency = .weekly,
                           fertilizer: Plantguide_Caredata_V1_FertilizerFrequency = .none) -> SchedulingStore.Schedule {
@@ -84,7 +77,7 @@ struct SchedulingStoreTests {
     func horizonOncePerDay() async throws {
         let t = try await Self(.postgres)
         _ = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
-        let other = SchedulingStore(records: t.backend.records, now: { t.clock.now })
+        let other = t.backend.store(clock: t.clock)
 
         #expect(try await t.store.extendHorizonsOncePerDay() == 1)
         #expect(try await other.extendHorizonsOncePerDay() == 0, "another replica, the same day")

@@ -8,18 +8,11 @@ import Testing
 /// The methods the app's screens need over a user's whole set of schedules: list, rename, counts per plant,
 /// delete everything.
 @Suite("Scheduling: a user's schedules as a whole", .cleansUp)
-struct UserSchedulesTests {
-    let clock = TestClock(start: Date(timeIntervalSince1970: 1_780_297_200))  // 2026-06-01 07:00 UTC
+struct UserSchedulesTests: SchedulingSuite {
+    static let start = Date(timeIntervalSince1970: 1_780_297_200)  // 2026-06-01 07:00 UTC
+    let clock: TestClock
     let backend: SchedulingBackend
     let store: SchedulingStore
-
-    init() async throws { try await self.init(.sqlite) }
-
-    init(_ kind: TestBackend) async throws {
-        backend = try await SchedulingBackend(kind)
-        let clock = self.clock
-        store = SchedulingStore(records: backend.records, now: { clock.now })
-    }
 
     private func put(_ plant: String, owner: String = "a") async throws {
         _ = try await store.putSchedule(.with {

@@ -43,18 +43,11 @@ final class PendingWorkClaims: Sendable {
     /// Claims the lookup of `plantID`; false when another task (or replica) holds it or the person's data is being
     /// erased.
     func claim(userID: String, plantID: String) async -> Bool {
-        let key = Key(userID: userID, plantID: plantID)
-        guard held.withLock({ !$0.erasing.contains(userID) && $0.lookups.insert(key).inserted }) else { return false }
-        guard await claimShared(.care(userID, plantID)) == true else {
-            _ = held.withLock { $0.lookups.remove(key) }
-            return false
-        }
-        return true
+        await claim(\.lookups, Key(userID: userID, plantID: plantID), .care(userID, plantID), unlessErasing: true) == true
     }
 
     func release(userID: String, plantID: String) {
-        _ = held.withLock { $0.lookups.remove(Key(userID: userID, plantID: plantID)) }
-        releaseShared(.care(userID, plantID))
+        release(\.lookups, Key(userID: userID, plantID: plantID), .care(userID, plantID))
     }
 
     /// Keeps new claims of `userID`'s lookups off, in this process and (through the database) in every replica, and
@@ -90,11 +83,7 @@ final class PendingWorkClaims: Sendable {
 
     /// ``claimDeletion(userID:plantID:)``, nil when the database cannot be asked.
     private func claimDeletionIfAsked(userID: String, plantID: String) async -> Bool? {
-        let key = Key(userID: userID, plantID: plantID)
-        guard held.withLock({ $0.deletions.insert(key).inserted }) else { return false }
-        let claimed = await claimShared(.deletion(userID, plantID))
-        if claimed != true { _ = held.withLock { $0.deletions.remove(key) } }
-        return claimed
+        await claim(\.deletions, Key(userID: userID, plantID: plantID), .deletion(userID, plantID))
     }
 
     /// Waits until ``claimDeletion(userID:plantID:)`` succeeds; UNAVAILABLE when it has not by `deadline`, or at once
@@ -112,8 +101,24 @@ final class PendingWorkClaims: Sendable {
     }
 
     func releaseDeletion(userID: String, plantID: String) {
-        _ = held.withLock { $0.deletions.remove(Key(userID: userID, plantID: plantID)) }
-        releaseShared(.deletion(userID, plantID))
+        release(\.deletions, Key(userID: userID, plantID: plantID), .deletion(userID, plantID))
+    }
+
+    /// Claims `key` among this process's `claims` and `shared` in the database, keeping neither unless both hold
+    /// (and, `unlessErasing`, not while the person's data is being erased); nil when the database cannot be asked.
+    private func claim(_ claims: WritableKeyPath<Held, Set<Key>>, _ key: Key, _ shared: PendingClaim,
+                       unlessErasing: Bool = false) async -> Bool? {
+        guard held.withLock({ !(unlessErasing && $0.erasing.contains(key.userID)) && $0[keyPath: claims].insert(key).inserted }) else {
+            return false
+        }
+        let claimed = await claimShared(shared)
+        if claimed != true { _ = held.withLock { $0[keyPath: claims].remove(key) } }
+        return claimed
+    }
+
+    private func release(_ claims: WritableKeyPath<Held, Set<Key>>, _ key: Key, _ shared: PendingClaim) {
+        _ = held.withLock { $0[keyPath: claims].remove(key) }
+        releaseShared(shared)
     }
 
     /// Claims `claim` in the database for ``lease`` seconds (always, without one); false when another replica holds
