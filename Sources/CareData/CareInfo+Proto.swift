@@ -47,6 +47,14 @@ extension Plantguide_Caredata_V1_CareInfo {
         source = Wire.source[care.source] ?? .unspecified
         fetchedAt = Google_Protobuf_Timestamp(date: care.fetchedAt)
         stale = care.isStale
+        if let harvest = care.harvest {
+            self.harvest = .with {
+                $0.crop = Wire.crop[harvest.crop] ?? .unspecified
+                $0.edibleParts = harvest.edibleParts
+                $0.daysToHarvest = UInt32(clamping: harvest.daysToHarvest ?? 0)
+                $0.months = harvest.months.map(UInt32.init)
+            }
+        }
     }
 }
 
@@ -70,8 +78,9 @@ private enum Wire {
     ]
     static let fertilizerType: [FertilizerType: Plantguide_Caredata_V1_FertilizerType] = [
         .balancedLiquid: .balancedLiquid, .highNitrogen: .highNitrogen, .highPotassium: .highPotassium,
-        .slowRelease: .slowRelease, .organic: .organic, .cactus: .cactus, .acid: .acid,
+        .slowRelease: .slowRelease, .organic: .organic, .cactus: .cactus, .acid: .acid, .lowNitrogen: .lowNitrogen,
     ]
+    static let crop: [CropKind: Plantguide_Caredata_V1_CropKind] = [.leaf: .leaf, .fruit: .fruit, .root: .root, .herb: .herb]
     static let humidity: [HumidityLevel: Plantguide_Caredata_V1_HumidityLevel] = [
         .low: .low, .medium: .medium, .high: .high,
     ]

@@ -41,7 +41,22 @@ extension CareInfo {
             watering: watering,
             fertilizer: FertilizerSchedule(frequency: fertilizerFrequency, type: .balancedLiquid,
                                            activeMonths: months.isEmpty ? CareDefaults.growingMonths : months),
-            source: .default, fetchedAt: Date(timeIntervalSince1970: 0))
+            source: .default, fetchedAt: Date(timeIntervalSince1970: 0), harvest: Harvest(wire: wire))
+    }
+}
+
+extension Harvest {
+    /// The harvest planning reads (a crop with known days to harvest and months); nil when there is none.
+    init?(wire care: Plantguide_Caredata_V1_CareInfo) {
+        guard care.hasHarvest, care.harvest.daysToHarvest > 0 else { return nil }
+        let crop: CropKind = switch care.harvest.crop {
+        case .fruit: .fruit
+        case .root: .root
+        case .herb: .herb
+        default: .leaf
+        }
+        self.init(crop: crop, edibleParts: care.harvest.edibleParts, daysToHarvest: Int(care.harvest.daysToHarvest),
+                  months: care.harvest.months.map(Int.init).filter { (1...12).contains($0) })
     }
 }
 

@@ -88,6 +88,29 @@ struct ScheduleGeneratorTests {
         #expect(southern.first?.due.description == "2026-09-01" && southern.allSatisfy { (9...11).contains($0.due.month) })
     }
 
+    @Test("a crop with days to harvest is picked weekly in its harvest months (six months on in the south); no days, no harvest")
+    func harvest() {
+        var tomato = care(.weekly)
+        tomato.harvest = Harvest(crop: .fruit, edibleParts: ["fruits"], daysToHarvest: 70, months: [7, 8, 9])
+        var request = ScheduleRequest(care: tomato, setting: .outdoor, start: date("2026-06-01"))
+        request.horizonDays = 150
+        var south = preferences("Australia/Sydney")
+        south.hemisphere = .southern
+
+        let north = ScheduleGenerator.plan(request, preferences: preferences("UTC")).filter { $0.kind == .harvest }
+        request.start = date("2026-12-01")
+        let southern = ScheduleGenerator.plan(request, preferences: south).filter { $0.kind == .harvest }
+        tomato.harvest?.daysToHarvest = nil
+        request.care = tomato
+        let unknownDays = ScheduleGenerator.plan(request, preferences: preferences("UTC")).filter { $0.kind == .harvest }
+
+        #expect(north.map(\.due.description).prefix(3) == ["2026-07-01", "2026-07-08", "2026-07-15"])
+        #expect(north.count == 14 && north.allSatisfy { (7...9).contains($0.due.month) })
+        #expect(southern.first?.due.description == "2027-01-01" && southern.allSatisfy { (1...3).contains($0.due.month) })
+        #expect(unknownDays.isEmpty)
+        #expect(ScheduleGenerator.plan(request, preferences: preferences("UTC")).contains { $0.kind == .watering })
+    }
+
     @Test("outdoor plants are watered half as often in winter; indoor plants are not stretched")
     func seasons() {
         let winter = care(.weekly, winter: 2)

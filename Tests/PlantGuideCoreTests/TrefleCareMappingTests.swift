@@ -52,7 +52,10 @@ struct TrefleCareMappingTests {
         #expect(care.humidity == .medium)
         #expect(care.soil == CareDefaults.soil)
         #expect(care.bloomingSeasons.isEmpty)
-        #expect(care.notes.contains { $0.contains("no data for light, watering, humidity, temperature, fertiliser") })
+        #expect(care.harvest == nil)
+        #expect(care.notes.contains(
+            "Trefle has no data for light, watering frequency, watering amount, dormant season, air humidity, minimum temperature, "
+                + "maximum temperature, feeding frequency, feeding months, soil type, growth rate, toxicity; PlantGuide's defaults are used."))
     }
 
     @Test("light 0–10 to four levels", arguments: [

@@ -6,7 +6,7 @@ enum CatalogLine {
     static func parse(_ text: String, line: Int) throws -> CareCatalog.Species {
         let fields = text.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         func fail(_ message: String) -> CatalogError { CatalogError(line: line, message: message) }
-        guard fields.count == 18 else { throw fail("expected 18 fields, found \(fields.count)") }
+        guard fields.count == 19 else { throw fail("expected 19 fields, found \(fields.count)") }
         func code<T>(_ index: Int, _ table: [String: T], _ what: String) throws -> T {
             guard let value = table[fields[index]] else { throw fail("unknown \(what) '\(fields[index])'") }
             return value
@@ -31,9 +31,23 @@ enum CatalogLine {
         // Dormant seasons (outside the active months) get half as much water, like the Trefle mapping does.
         let growing = Set(active.map(Season.init(month:)))
         let adjustments = Dictionary(uniqueKeysWithValues: Season.allCases.filter { !growing.contains($0) }.map { ($0, 2.0) })
-        var notes = fields[17].isEmpty ? [] : [fields[17]]
+        guard ["house", "balcony", "garden", "herb", "vegetable"].contains(fields[3]) else {
+            throw fail("unknown category '\(fields[3])'")
+        }
+        let harvest = try harvest(fields[17], family: fields[2], category: fields[3], active: active, fail)
+        var notes = fields[18].isEmpty ? [] : [fields[18]]
         let toxicity = try code(15, toxicities, "toxicity")
-        if toxicity == .unknown { notes.append("Toxicity unknown: keep away from pets and small children to be safe.") }
+        if let harvest {
+            if let note = CropCare.toxicityNote(edibleParts: harvest.edibleParts, toxicity: toxicity) { notes.append(note) }
+        } else if toxicity == .unknown {
+            notes.append("Toxicity unknown: keep away from pets and small children to be safe.")
+        }
+        let fertilizer = FertilizerSchedule(frequency: try code(10, fertilizers, "fertiliser"),
+                                            type: try code(11, fertilizerTypes, "fertiliser type"), activeMonths: active)
+        if let harvest, !CropCare.agrees(fertilizer, with: harvest.crop) {
+            throw fail("a \(harvest.crop.rawValue) crop is fed \(CropCare.feed(harvest.crop).rawValue)"
+                + (harvest.crop == .root || harvest.crop == .herb ? ", at most monthly" : "") + " (CropCare)")
+        }
         let care = CareInfo(
             scientificName: name.canonical,
             commonNames: fields[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) },
@@ -42,24 +56,47 @@ enum CatalogLine {
             watering: WateringSchedule(frequency: frequency, amount: amount, seasonalAdjustments: adjustments),
             temperature: TemperatureRange(minimumCelsius: minimum, maximumCelsius: maximum,
                                           optimalCelsius: min(max((minimum + maximum) / 2, 15), 27)),
-            fertilizer: FertilizerSchedule(frequency: try code(10, fertilizers, "fertiliser"),
-                                           type: try code(11, fertilizerTypes, "fertiliser type"), activeMonths: active),
+            fertilizer: fertilizer,
             humidity: try code(9, humidities, "humidity"),
             soil: try code(16, soils, "soil"),
             growthRate: try code(14, growthRates, "growth rate"),
             bloomingSeasons: seasons.sorted(), toxicity: toxicity, notes: notes,
-            source: .catalog, fetchedAt: Date(timeIntervalSince1970: 0))
-        guard ["house", "balcony", "garden", "herb", "vegetable"].contains(fields[3]) else {
-            throw fail("unknown category '\(fields[3])'")
-        }
+            source: .catalog, fetchedAt: Date(timeIntervalSince1970: 0), harvest: harvest)
         return CareCatalog.Species(care: care, category: fields[3])
+    }
+
+    /// "fruits;70;7-9": a crop's edible parts, days to harvest (or -) and harvest months (or - for the ones
+    /// ``CropCare`` derives from the active months); "-" for plants that are not eaten. Only herbs and vegetables
+    /// have one, and theirs must name what is eaten.
+    private static func harvest(_ text: String, family: String, category: String, active: [Int],
+                                _ fail: (String) -> CatalogError) throws -> Harvest? {
+        let isCrop = category == "herb" || category == "vegetable"
+        guard text != "-" else {
+            if isCrop { throw fail("a \(category) needs its harvest (edible parts;days;months)") }
+            return nil
+        }
+        guard isCrop else { throw fail("only herbs and vegetables have a harvest") }
+        let parts = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { throw fail("harvest '\(text)' is not PARTS;DAYS;MONTHS") }
+        let edible = parts[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let crop = CropCare.kind(edibleParts: edible, vegetable: category == "vegetable", family: family) else {
+            throw fail("harvest parts '\(parts[0])' name nothing eaten")
+        }
+        var days: Int?
+        if parts[1] != "-" {
+            guard let value = Int(parts[1]), (1...3_650).contains(value) else { throw fail("days to harvest '\(parts[1])' is not 1-3650") }
+            days = value
+        }
+        let picked = parts[2] == "-" ? [] : try months(parts[2], fail)
+        return Harvest(crop: crop, edibleParts: edible, daysToHarvest: days,
+                       months: CropCare.harvestMonths(growth: active, fruit: picked, daysToHarvest: days))
     }
 
     /// "3-9" is March to September; "10-4" wraps around the new year.
     private static func months(_ text: String, _ fail: (String) -> CatalogError) throws -> [Int] {
         let parts = text.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 2, (1...12).contains(parts[0]), (1...12).contains(parts[1]) else {
-            throw fail("active months '\(text)' are not FIRST-LAST")
+            throw fail("months '\(text)' are not FIRST-LAST")
         }
         return parts[0] <= parts[1] ? Array(parts[0]...parts[1]) : Array(parts[0]...12) + Array(1...parts[1])
     }
@@ -76,7 +113,7 @@ enum CatalogLine {
     ]
     private static let fertilizerTypes: [String: FertilizerType] = [
         "BAL": .balancedLiquid, "N": .highNitrogen, "K": .highPotassium, "SR": .slowRelease, "ORG": .organic,
-        "CAC": .cactus, "ACID": .acid,
+        "CAC": .cactus, "ACID": .acid, "LN": .lowNitrogen,
     ]
     private static let seasonCodes: [String: Season] = ["sp": .spring, "su": .summer, "au": .autumn, "wi": .winter]
     private static let growthRates: [String: GrowthRate] = ["S": .slow, "M": .moderate, "F": .fast]

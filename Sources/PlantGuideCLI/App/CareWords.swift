@@ -36,7 +36,7 @@ enum CareWords {
         return text
     }
 
-    /// "monthly, balanced liquid feed"; "no feeding".
+    /// "monthly, balanced liquid feed, March–September"; "no feeding".
     static func fertilizer(_ care: [String: Any]) -> String {
         let fertilizer = care["fertilizer"] as? [String: Any] ?? [:]
         if fertilizer["frequency"] as? String == "FERTILIZER_FREQUENCY_NONE" { return "no feeding" }
@@ -49,9 +49,34 @@ enum CareWords {
         case "FERTILIZER_TYPE_HIGH_POTASSIUM": "high-potassium feed"
         case "FERTILIZER_TYPE_SLOW_RELEASE": "slow-release feed"
         case "FERTILIZER_TYPE_ACID": "feed for acid-loving plants"
+        case "FERTILIZER_TYPE_LOW_NITROGEN": "low-nitrogen feed"
         case let other: words(other, prefix: "FERTILIZER_TYPE").map { $0 + " feed" }
         }
-        return [often, kind].compactMap { $0 }.joined(separator: ", ").nonEmpty ?? "not known"
+        return [often, kind, months(fertilizer["activeMonths"])].compactMap { $0 }.joined(separator: ", ").nonEmpty ?? "not known"
+    }
+
+    /// What a crop gives and when: "the fruits, about 70 days from sowing, picked July–September"; nil for
+    /// plants that are not eaten.
+    static func harvest(_ care: [String: Any]) -> String? {
+        guard let harvest = care["harvest"] as? [String: Any] else { return nil }
+        let parts = (harvest["edibleParts"] as? [String]).flatMap { $0.isEmpty ? nil : "the " + $0.joined(separator: " and ") }
+        let days = (harvest["daysToHarvest"] as? Int).map { "about \($0) days from sowing" }
+        let picked = months(harvest["months"]).map { "picked " + $0 }
+        return [parts ?? "a crop", days, picked].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// Months 1–12 as runs: "March–September", "July, September–October"; nil when there are none.
+    static func months(_ value: Any?) -> String? {
+        let numbers = Set((value as? [Int] ?? []).filter { (1...12).contains($0) }).sorted()
+        guard let first = numbers.first else { return nil }
+        if numbers.count == 12 { return "all year" }
+        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+                     "December"]
+        var runs: [(Int, Int)] = [(first, first)]
+        for month in numbers.dropFirst() {
+            if month == runs[runs.count - 1].1 + 1 { runs[runs.count - 1].1 = month } else { runs.append((month, month)) }
+        }
+        return runs.map { $0 == $1 ? names[$0 - 1] : "\(names[$0 - 1])–\(names[$1 - 1])" }.joined(separator: ", ")
     }
 
     /// "12–30 °C".
@@ -62,9 +87,10 @@ enum CareWords {
         return "\(low)–\(high) °C" + (range["frostTolerant"] as? Bool == true ? ", survives frost" : "")
     }
 
-    /// Humidity, toxicity, growth and soil, as far as known, as table rows.
+    /// Harvest, humidity, toxicity, growth and soil, as far as known, as table rows.
     static func more(_ care: [String: Any]) -> [[String]] {
-        [("humidity", words(care["humidity"], prefix: "HUMIDITY_LEVEL")), ("toxicity", words(care["toxicity"], prefix: "TOXICITY")),
+        [("harvest", harvest(care)),
+         ("humidity", words(care["humidity"], prefix: "HUMIDITY_LEVEL")), ("toxicity", words(care["toxicity"], prefix: "TOXICITY")),
          ("growth", words(care["growthRate"], prefix: "GROWTH_RATE")), ("soil", (care["soil"] as? String)?.nonEmpty)]
             .compactMap { label, value in value.map { [label, $0] } }
     }

@@ -43,6 +43,7 @@ struct PlantsCommand: AsyncParsableCommand {
                 print("\(plant["customName"] as? String ?? "") (\(plant["scientificName"] as? String ?? "")), id \(id)")
                 if !care.isEmpty {
                     print("water \(CareWords.watering(care)); light: \(CareWords.light(care)); feed: \(CareWords.fertilizer(care))")
+                    if let harvest = CareWords.harvest(care) { print("harvest: \(harvest)") }
                 }
                 TextTable.print(header: ["TASK", "DUE", "ID"], rows: ((details["upcomingTasks"] as? [[String: Any]]) ?? []).map {
                     [CareWords.task($0["type"]), $0["dueDate"] as? String ?? "", $0["id"] as? String ?? ""]

@@ -28,6 +28,9 @@ public struct CareInfo: Hashable, Sendable, Codable {
     public var fetchedAt: Date
     /// True when served past its time-to-live because a refresh failed.
     public var isStale: Bool
+    /// What is harvested and when, for crops and herbs; nil for ornamentals and houseplants (and in cache
+    /// entries written before crops were told apart).
+    public var harvest: Harvest?
 
     public init(
         scientificName: String, commonNames: [String] = [], family: String = "", genus: String = "",
@@ -35,7 +38,7 @@ public struct CareInfo: Hashable, Sendable, Codable {
         temperature: TemperatureRange = .default, fertilizer: FertilizerSchedule = .default,
         humidity: HumidityLevel = .medium, soil: String = CareDefaults.soil, growthRate: GrowthRate = .moderate,
         bloomingSeasons: [Season] = [], toxicity: Toxicity = .unknown, notes: [String] = [],
-        source: CareSource, fetchedAt: Date, isStale: Bool = false
+        source: CareSource, fetchedAt: Date, isStale: Bool = false, harvest: Harvest? = nil
     ) {
         self.scientificName = scientificName
         self.commonNames = commonNames
@@ -55,6 +58,7 @@ public struct CareInfo: Hashable, Sendable, Codable {
         self.source = source
         self.fetchedAt = fetchedAt
         self.isStale = isStale
+        self.harvest = harvest
     }
 }
 

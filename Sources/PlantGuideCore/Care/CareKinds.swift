@@ -65,6 +65,17 @@ public enum Season: String, Hashable, Sendable, Codable, CaseIterable, Comparabl
 /// How often to fertilise in the active months.
 public enum FertilizerFrequency: String, Hashable, Sendable, Codable, CaseIterable {
     case none, weekly, biweekly, monthly, quarterly
+
+    /// From Trefle's soil nutriments (0 oligotrophic … 10 hypereutrophic): 0–2 quarterly (plants of poor soils),
+    /// 3–5 monthly, 6–8 every two weeks, 9–10 weekly; monthly when unknown.
+    public init(soilNutriments: Int?) {
+        switch soilNutriments {
+        case .some(...2): self = .quarterly
+        case .some(3...5), nil: self = .monthly
+        case .some(6...8): self = .biweekly
+        case .some: self = .weekly
+        }
+    }
 }
 
 /// What to fertilise with.
@@ -76,6 +87,8 @@ public enum FertilizerType: String, Hashable, Sendable, Codable, CaseIterable {
     case organic
     case cactus
     case acid
+    /// Little nitrogen, rich in phosphate and potash: for root crops.
+    case lowNitrogen = "low_nitrogen"
 }
 
 /// The air humidity a plant wants.

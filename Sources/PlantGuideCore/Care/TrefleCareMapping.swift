@@ -9,37 +9,23 @@ import Foundation
 /// | watering amount | `soil_humidity` | 0–2 light, 3–5 moderate, 6–8 thorough, 9–10 soak; → moderate |
 /// | seasonal adjustment | `growth_months` | seasons with no growth month: interval ×2; → winter ×2 |
 /// | humidity | `atmospheric_humidity` | 0–3 low, 4–6 medium, 7–10 high; → medium |
-/// | temperature | `minimum/maximum_temperature.deg_c` | optimal = midpoint clamped to 15–27 °C; → 12–30 °C, 21 °C |
+/// | temperature | `minimum/maximum_temperature` (°C, else °F) | optimal = midpoint clamped to 15–27 °C; → 12–30 °C, 21 °C |
 /// | fertiliser | `soil_nutriments`, `ph_maximum`, `bloom_months` | see ``fertilizer(_:)``; → monthly balanced liquid |
+/// | … of crops and herbs | `edible_part`, `vegetable`, `soil_nutriments`, months | ``CropCare``: by what is harvested |
+/// | harvest | `days_to_harvest`, `fruit_months`, `growth_months` | ``CropCare/harvestMonths(growth:fruit:daysToHarvest:)`` |
 /// | active months | `growth_months`, else `bloom_months` | → March–September |
 /// | blooming seasons | `bloom_months` | northern-hemisphere seasons of those months; → none |
 /// | soil | `soil_texture`, `ph_minimum/maximum` | clay / loam / sandy / gritty, with the pH range; → general potting mix |
 /// | growth rate | `specifications.growth_rate` | Slow, Moderate, Rapid; → moderate |
 /// | toxicity | `specifications.toxicity` | none, low, medium, high; → unknown (never assumed safe) |
+/// | notes | `description`, `sowing`, `spread`, `row_spacing`, edibility | ``TrefleCareNotes`` |
 public enum TrefleCareMapping {
-    /// The care info of `species`, fetched at `fetchedAt`. Notes list the fields filled with defaults.
+    /// The care info of `species`, fetched at `fetchedAt`. Crops and herbs (the record names edible parts) are fed
+    /// and harvested by ``CropCare``'s rules; notes name every field served from a default (``TrefleCareNotes``).
     public static func careInfo(from species: TrefleSpecies, fetchedAt: Date) -> CareInfo {
         let growth = species.growth ?? TrefleSpecies.Growth()
-        var defaulted: [String] = []
-        func note(_ field: String, _ value: Any?) { if value == nil { defaulted.append(field) } }
-
-        note("light", growth.light)
-        note("watering", growth.soilHumidity ?? growth.minimumPrecipitation?.mm ?? growth.maximumPrecipitation?.mm
-            ?? growth.atmosphericHumidity.map(Double.init))
-        note("humidity", growth.atmosphericHumidity)
-        note("temperature", growth.minimumTemperature?.degC ?? growth.maximumTemperature?.degC)
-        note("fertiliser", growth.soilNutriments)
-        note("toxicity", species.specifications?.toxicity)
-
+        let crop = CropCare.kind(edibleParts: species.edibleParts, vegetable: species.vegetable, family: species.family)
         let name = ScientificName(species.scientificName)
-        var notes: [String] = []
-        if let description = growth.description, !description.isEmpty { notes.append(description) }
-        if !defaulted.isEmpty {
-            notes.append("Trefle has no data for \(defaulted.joined(separator: ", ")); PlantGuide's defaults are used.")
-        }
-        if species.specifications?.toxicity == nil {
-            notes.append("Toxicity unknown: keep away from pets and small children to be safe.")
-        }
         return CareInfo(
             scientificName: name?.canonical ?? species.scientificName,
             commonNames: species.englishCommonNames,
@@ -48,17 +34,35 @@ public enum TrefleCareMapping {
             trefleID: species.id,
             light: light(growth.light),
             watering: watering(growth),
-            temperature: temperature(minimum: growth.minimumTemperature?.degC, maximum: growth.maximumTemperature?.degC),
-            fertilizer: fertilizer(growth),
+            temperature: temperature(minimum: growth.minimumTemperature?.celsius, maximum: growth.maximumTemperature?.celsius),
+            fertilizer: crop.map { cropFertilizer(growth, $0) } ?? fertilizer(growth),
             humidity: humidity(growth.atmosphericHumidity),
             soil: soil(texture: growth.soilTexture, phMinimum: growth.phMinimum, phMaximum: growth.phMaximum),
             growthRate: growthRate(species.specifications?.growthRate),
             bloomingSeasons: seasons(ofMonths: months(growth.bloomMonths)),
             toxicity: toxicity(species.specifications?.toxicity),
-            notes: notes,
+            notes: TrefleCareNotes.notes(species, crop: crop),
             source: .trefle,
-            fetchedAt: fetchedAt
+            fetchedAt: fetchedAt,
+            harvest: crop.map { harvest(species, crop: $0) }
         )
+    }
+
+    /// A crop's feeding (``CropCare``): its feed, how often from soil nutriments, in its growing months.
+    public static func cropFertilizer(_ growth: TrefleSpecies.Growth, _ crop: CropKind) -> FertilizerSchedule {
+        FertilizerSchedule(
+            frequency: CropCare.frequency(crop, nutriments: growth.soilNutriments), type: CropCare.feed(crop),
+            activeMonths: CropCare.feedingMonths(
+                crop, growth: months(growth.growthMonths), bloom: months(growth.bloomMonths), fruit: months(growth.fruitMonths)))
+    }
+
+    /// What a crop gives and when: its edible parts, the days to harvest (rounded) and the harvest months.
+    public static func harvest(_ species: TrefleSpecies, crop: CropKind) -> Harvest {
+        let growth = species.growth ?? TrefleSpecies.Growth()
+        let days = growth.daysToHarvest.flatMap { $0.isFinite && $0 > 0 && $0 < 3_650 ? Int($0.rounded()) : nil }
+        return Harvest(
+            crop: crop, edibleParts: species.edibleParts, daysToHarvest: days,
+            months: CropCare.harvestMonths(growth: months(growth.growthMonths), fruit: months(growth.fruitMonths), daysToHarvest: days))
     }
 
     /// Light 0–10 (lux on a log scale) to a level and hours of light.
@@ -151,13 +155,7 @@ public enum TrefleCareMapping {
     /// growth months, else the bloom months, else March–September.
     public static func fertilizer(_ growth: TrefleSpecies.Growth) -> FertilizerSchedule {
         let nutriments = growth.soilNutriments
-        let frequency: FertilizerFrequency
-        switch nutriments {
-        case .some(...2): frequency = .quarterly
-        case .some(3...5), nil: frequency = .monthly
-        case .some(6...8): frequency = .biweekly
-        case .some: frequency = .weekly
-        }
+        let frequency = FertilizerFrequency(soilNutriments: nutriments)
         let blooms = !months(growth.bloomMonths).isEmpty
         let type: FertilizerType
         if let ph = growth.phMaximum, ph <= 6 {

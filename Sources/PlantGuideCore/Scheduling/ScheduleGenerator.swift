@@ -31,6 +31,8 @@ public struct ScheduleRequest: Sendable {
 ///   (shifted six months in the southern hemisphere); an out-of-season due date moves to the start of the next
 ///   active month.
 /// - Pruning monthly in the active months, and repotting yearly in the first two active months, when asked for.
+/// - Harvesting weekly in the harvest months of a crop whose days to harvest are known (never for houseplants);
+///   whether it reminds is the person's task-type choice, like the others.
 /// - A due date on an avoided weekday moves to the next allowed day. Every later date counts from the moved one,
 ///   so intervals are never shortened.
 /// - Reminders at the notify time of the due date (or `remindDaysBefore` days earlier) in the person's time
@@ -48,6 +50,9 @@ public enum ScheduleGenerator {
         if request.includeRepotting {
             let growing = request.care.fertilizer.activeMonths.isEmpty ? CareDefaults.growingMonths : request.care.fertilizer.activeMonths
             planner.planRecurring(.repotting, every: 365, inMonths: Array(growing.prefix(2)))
+        }
+        if let harvest = request.care.harvest, harvest.daysToHarvest != nil, !harvest.months.isEmpty {
+            planner.planRecurring(.harvest, every: 7, inMonths: harvest.months)
         }
         return planner.tasks.sorted { ($0.due, $0.kind.rawValue) < ($1.due, $1.kind.rawValue) }
     }

@@ -3,6 +3,8 @@ import Foundation
 /// Kinds of care task.
 public enum CareTaskKind: String, Hashable, Sendable, CaseIterable, Codable {
     case watering, fertilizing, pruning, repotting, pestControl = "pest_control", rotation
+    /// Picking a crop: weekly in its harvest months, when its care data knows the days to harvest.
+    case harvest
 }
 
 /// Where a plant lives; outdoor plants rest in their dormant season.

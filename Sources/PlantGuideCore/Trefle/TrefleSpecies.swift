@@ -8,6 +8,12 @@ public struct TrefleSpecies: Decodable, Sendable, Hashable {
     public var family: String?
     public var genus: String?
     public var commonNames: [String: [String]]?
+    /// True for vegetables (Trefle's own flag; herbs are often false).
+    public var vegetable: Bool?
+    /// True when some part is eaten; `ediblePart` says which.
+    public var edible: Bool?
+    /// "roots", "stem", "leaves", "flowers", "fruits", "seeds", "tubers" (an array; "|"-separated text accepted).
+    public var ediblePart: TrefleList?
     public var growth: Growth?
     public var specifications: Specifications?
 
@@ -35,12 +41,35 @@ public struct TrefleSpecies: Decodable, Sendable, Hashable {
         /// "jan" … "dec".
         public var bloomMonths: [String]?
         public var growthMonths: [String]?
+        public var fruitMonths: [String]?
+        /// Average days from planting to harvest.
+        public var daysToHarvest: Double?
+        /// How to sow it, in words.
+        public var sowing: String?
+        /// Minimum spacing between rows.
+        public var rowSpacing: Centimetres?
+        /// Average spread of one plant.
+        public var spread: Centimetres?
     }
 
+    /// A temperature, given in either scale or both.
     public struct Temperature: Decodable, Sendable, Hashable {
         public var degC: Double?
+        public var degF: Double?
 
-        public init(degC: Double?) { self.degC = degC }
+        public init(degC: Double?, degF: Double? = nil) {
+            self.degC = degC
+            self.degF = degF
+        }
+
+        /// Degrees Celsius: as given, else converted from Fahrenheit.
+        public var celsius: Double? { degC ?? degF.map { (($0 - 32) * 5 / 9 * 10).rounded() / 10 } }
+    }
+
+    public struct Centimetres: Decodable, Sendable, Hashable {
+        public var cm: Double?
+
+        public init(cm: Double?) { self.cm = cm }
     }
 
     public struct Millimetres: Decodable, Sendable, Hashable {
@@ -57,6 +86,9 @@ public struct TrefleSpecies: Decodable, Sendable, Hashable {
         public var toxicity: String?
     }
 
+    /// The edible parts, lower-cased; empty when nothing is recorded as eaten.
+    public var edibleParts: [String] { (ediblePart?.values ?? []).map { $0.lowercased() } }
+
     public init(id: Int, scientificName: String, growth: Growth? = nil, specifications: Specifications? = nil) {
         self.id = id
         self.scientificName = scientificName
@@ -68,6 +100,22 @@ public struct TrefleSpecies: Decodable, Sendable, Hashable {
     /// `common_names.en` list, without repeats.
     public var englishCommonNames: [String] {
         CommonName.display([commonName].compactMap { $0 } + (commonNames?["en"] ?? []))
+    }
+}
+
+/// A list Trefle gives as a JSON array of strings, or in older records and corrections as one "|"-separated string.
+public struct TrefleList: Decodable, Sendable, Hashable {
+    public var values: [String]
+
+    public init(_ values: [String]) { self.values = values }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            values = text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        } else {
+            values = try container.decode([String?].self).compactMap { $0 }
+        }
     }
 }
 

@@ -22,6 +22,61 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// What a crop is grown for, which decides how it is fed.
+public nonisolated enum Plantguide_Caredata_V1_CropKind: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// Leaves or stems (lettuce, spinach, kale): nitrogen-rich feed while it grows.
+  case leaf // = 1
+
+  /// Fruits or seeds (tomato, bean, squash): potassium-rich feed from flowering.
+  case fruit // = 2
+
+  /// Roots, tubers or bulbs (carrot, potato, onion): little nitrogen.
+  case root // = 3
+
+  /// Culinary herbs cut for their leaves: light feeding, none on lean soil.
+  case herb // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .leaf
+    case 2: self = .fruit
+    case 3: self = .root
+    case 4: self = .herb
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .leaf: return 1
+    case .fruit: return 2
+    case .root: return 3
+    case .herb: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Plantguide_Caredata_V1_CropKind] = [
+    .unspecified,
+    .leaf,
+    .fruit,
+    .root,
+    .herb,
+  ]
+
+}
+
 public nonisolated enum Plantguide_Caredata_V1_LightLevel: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -274,6 +329,9 @@ public nonisolated enum Plantguide_Caredata_V1_FertilizerType: SwiftProtobuf.Enu
   case organic // = 5
   case cactus // = 6
   case acid // = 7
+
+  /// Little nitrogen, rich in phosphate and potash: for root crops.
+  case lowNitrogen // = 8
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -290,6 +348,7 @@ public nonisolated enum Plantguide_Caredata_V1_FertilizerType: SwiftProtobuf.Enu
     case 5: self = .organic
     case 6: self = .cactus
     case 7: self = .acid
+    case 8: self = .lowNitrogen
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -304,6 +363,7 @@ public nonisolated enum Plantguide_Caredata_V1_FertilizerType: SwiftProtobuf.Enu
     case .organic: return 5
     case .cactus: return 6
     case .acid: return 7
+    case .lowNitrogen: return 8
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -318,6 +378,7 @@ public nonisolated enum Plantguide_Caredata_V1_FertilizerType: SwiftProtobuf.Enu
     .organic,
     .cactus,
     .acid,
+    .lowNitrogen,
   ]
 
 }
@@ -636,11 +697,44 @@ public nonisolated struct Plantguide_Caredata_V1_CareInfo: @unchecked Sendable {
     set {_uniqueStorage()._stale = newValue}
   }
 
+  /// What an edible plant is grown for and when it is picked; absent for ornamentals and houseplants.
+  public var harvest: Plantguide_Caredata_V1_Harvest {
+    get {_storage._harvest ?? Plantguide_Caredata_V1_Harvest()}
+    set {_uniqueStorage()._harvest = newValue}
+  }
+  /// Returns true if `harvest` has been explicitly set.
+  public var hasHarvest: Bool {_storage._harvest != nil}
+  /// Clears the value of `harvest`. Subsequent reads from it will return its default value.
+  public mutating func clearHarvest() {_uniqueStorage()._harvest = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// What is harvested from a crop or herb, and when.
+public nonisolated struct Plantguide_Caredata_V1_Harvest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var crop: Plantguide_Caredata_V1_CropKind = .unspecified
+
+  /// The parts people eat, in Trefle's words: "leaves", "fruits", "roots", "tubers", "seeds", "stem", "flowers".
+  public var edibleParts: [String] = []
+
+  /// Days from sowing or planting out to the first harvest; 0 when the source does not say (then no harvest task
+  /// is planned).
+  public var daysToHarvest: UInt32 = 0
+
+  /// Months (1-12, northern hemisphere) in which the crop is usually picked; scheduling plans harvest tasks in them.
+  public var months: [UInt32] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Plantguide_Caredata_V1_LightRequirement: Sendable {
@@ -737,6 +831,10 @@ public nonisolated struct Plantguide_Caredata_V1_FertilizerSchedule: Sendable {
 
 fileprivate nonisolated let _protobuf_package = "plantguide.caredata.v1"
 
+nonisolated extension Plantguide_Caredata_V1_CropKind: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CROP_KIND_UNSPECIFIED\0\u{1}CROP_KIND_LEAF\0\u{1}CROP_KIND_FRUIT\0\u{1}CROP_KIND_ROOT\0\u{1}CROP_KIND_HERB\0")
+}
+
 nonisolated extension Plantguide_Caredata_V1_LightLevel: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LIGHT_LEVEL_UNSPECIFIED\0\u{1}LIGHT_LEVEL_FULL_SHADE\0\u{1}LIGHT_LEVEL_PARTIAL_SHADE\0\u{1}LIGHT_LEVEL_PARTIAL_SUN\0\u{1}LIGHT_LEVEL_FULL_SUN\0")
 }
@@ -758,7 +856,7 @@ nonisolated extension Plantguide_Caredata_V1_FertilizerFrequency: SwiftProtobuf.
 }
 
 nonisolated extension Plantguide_Caredata_V1_FertilizerType: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FERTILIZER_TYPE_UNSPECIFIED\0\u{1}FERTILIZER_TYPE_BALANCED_LIQUID\0\u{1}FERTILIZER_TYPE_HIGH_NITROGEN\0\u{1}FERTILIZER_TYPE_HIGH_POTASSIUM\0\u{1}FERTILIZER_TYPE_SLOW_RELEASE\0\u{1}FERTILIZER_TYPE_ORGANIC\0\u{1}FERTILIZER_TYPE_CACTUS\0\u{1}FERTILIZER_TYPE_ACID\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FERTILIZER_TYPE_UNSPECIFIED\0\u{1}FERTILIZER_TYPE_BALANCED_LIQUID\0\u{1}FERTILIZER_TYPE_HIGH_NITROGEN\0\u{1}FERTILIZER_TYPE_HIGH_POTASSIUM\0\u{1}FERTILIZER_TYPE_SLOW_RELEASE\0\u{1}FERTILIZER_TYPE_ORGANIC\0\u{1}FERTILIZER_TYPE_CACTUS\0\u{1}FERTILIZER_TYPE_ACID\0\u{1}FERTILIZER_TYPE_LOW_NITROGEN\0")
 }
 
 nonisolated extension Plantguide_Caredata_V1_HumidityLevel: SwiftProtobuf._ProtoNameProviding {
@@ -779,7 +877,7 @@ nonisolated extension Plantguide_Caredata_V1_CareSource: SwiftProtobuf._ProtoNam
 
 nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CareInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}common_names\0\u{1}family\0\u{1}genus\0\u{3}trefle_id\0\u{1}light\0\u{1}watering\0\u{1}temperature\0\u{1}fertilizer\0\u{1}humidity\0\u{1}soil\0\u{3}growth_rate\0\u{3}blooming_seasons\0\u{1}toxicity\0\u{1}notes\0\u{1}source\0\u{3}fetched_at\0\u{1}stale\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}common_names\0\u{1}family\0\u{1}genus\0\u{3}trefle_id\0\u{1}light\0\u{1}watering\0\u{1}temperature\0\u{1}fertilizer\0\u{1}humidity\0\u{1}soil\0\u{3}growth_rate\0\u{3}blooming_seasons\0\u{1}toxicity\0\u{1}notes\0\u{1}source\0\u{3}fetched_at\0\u{1}stale\0\u{1}harvest\0")
 
   fileprivate class _StorageClass {
     var _scientificName: String = String()
@@ -800,6 +898,7 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
     var _source: Plantguide_Caredata_V1_CareSource = .unspecified
     var _fetchedAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
     var _stale: Bool = false
+    var _harvest: Plantguide_Caredata_V1_Harvest? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -828,6 +927,7 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
       _source = source._source
       _fetchedAt = source._fetchedAt
       _stale = source._stale
+      _harvest = source._harvest
     }
   }
 
@@ -864,6 +964,7 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
         case 16: try { try decoder.decodeSingularEnumField(value: &_storage._source) }()
         case 17: try { try decoder.decodeSingularMessageField(value: &_storage._fetchedAt) }()
         case 18: try { try decoder.decodeSingularBoolField(value: &_storage._stale) }()
+        case 19: try { try decoder.decodeSingularMessageField(value: &_storage._harvest) }()
         default: break
         }
       }
@@ -930,6 +1031,9 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
       if _storage._stale != false {
         try visitor.visitSingularBoolField(value: _storage._stale, fieldNumber: 18)
       }
+      try { if let v = _storage._harvest {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -957,10 +1061,56 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
         if _storage._source != rhs_storage._source {return false}
         if _storage._fetchedAt != rhs_storage._fetchedAt {return false}
         if _storage._stale != rhs_storage._stale {return false}
+        if _storage._harvest != rhs_storage._harvest {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_Harvest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Harvest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}crop\0\u{3}edible_parts\0\u{3}days_to_harvest\0\u{1}months\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.crop) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.edibleParts) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.daysToHarvest) }()
+      case 4: try { try decoder.decodeRepeatedUInt32Field(value: &self.months) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.crop != .unspecified {
+      try visitor.visitSingularEnumField(value: self.crop, fieldNumber: 1)
+    }
+    if !self.edibleParts.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.edibleParts, fieldNumber: 2)
+    }
+    if self.daysToHarvest != 0 {
+      try visitor.visitSingularUInt32Field(value: self.daysToHarvest, fieldNumber: 3)
+    }
+    if !self.months.isEmpty {
+      try visitor.visitPackedUInt32Field(value: self.months, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_Harvest, rhs: Plantguide_Caredata_V1_Harvest) -> Bool {
+    if lhs.crop != rhs.crop {return false}
+    if lhs.edibleParts != rhs.edibleParts {return false}
+    if lhs.daysToHarvest != rhs.daysToHarvest {return false}
+    if lhs.months != rhs.months {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

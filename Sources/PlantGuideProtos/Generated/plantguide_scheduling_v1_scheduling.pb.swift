@@ -35,6 +35,9 @@ public nonisolated enum Plantguide_Scheduling_V1_TaskType: SwiftProtobuf.Enum, S
   case repotting // = 4
   case pestControl // = 5
   case rotation // = 6
+
+  /// Picking a crop, weekly in its harvest months; planned only when its care data knows the days to harvest.
+  case harvest // = 7
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -50,6 +53,7 @@ public nonisolated enum Plantguide_Scheduling_V1_TaskType: SwiftProtobuf.Enum, S
     case 4: self = .repotting
     case 5: self = .pestControl
     case 6: self = .rotation
+    case 7: self = .harvest
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -63,6 +67,7 @@ public nonisolated enum Plantguide_Scheduling_V1_TaskType: SwiftProtobuf.Enum, S
     case .repotting: return 4
     case .pestControl: return 5
     case .rotation: return 6
+    case .harvest: return 7
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -76,6 +81,7 @@ public nonisolated enum Plantguide_Scheduling_V1_TaskType: SwiftProtobuf.Enum, S
     .repotting,
     .pestControl,
     .rotation,
+    .harvest,
   ]
 
 }
@@ -823,8 +829,8 @@ public nonisolated struct Plantguide_Scheduling_V1_Preferences: Sendable {
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {self._location = nil}
 
-  /// Per task type; watering and fertilising on, repotting and pruning off by default. At most 32 entries, each
-  /// of a known task type.
+  /// Per task type; watering, fertilising and harvest on, repotting, pruning and the rest off by default. At
+  /// most 32 entries, each of a known task type.
   public var taskTypes: [Plantguide_Scheduling_V1_TaskTypePreference] = []
 
   /// Per plant overrides: plant id -> reminders on/off. At most 10,000 plant ids of 1 to 200 characters.
@@ -1217,7 +1223,7 @@ public nonisolated struct Plantguide_Scheduling_V1_DeleteUserDataResponse: Senda
 fileprivate nonisolated let _protobuf_package = "plantguide.scheduling.v1"
 
 nonisolated extension Plantguide_Scheduling_V1_TaskType: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TASK_TYPE_UNSPECIFIED\0\u{1}TASK_TYPE_WATERING\0\u{1}TASK_TYPE_FERTILIZING\0\u{1}TASK_TYPE_PRUNING\0\u{1}TASK_TYPE_REPOTTING\0\u{1}TASK_TYPE_PEST_CONTROL\0\u{1}TASK_TYPE_ROTATION\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TASK_TYPE_UNSPECIFIED\0\u{1}TASK_TYPE_WATERING\0\u{1}TASK_TYPE_FERTILIZING\0\u{1}TASK_TYPE_PRUNING\0\u{1}TASK_TYPE_REPOTTING\0\u{1}TASK_TYPE_PEST_CONTROL\0\u{1}TASK_TYPE_ROTATION\0\u{1}TASK_TYPE_HARVEST\0")
 }
 
 nonisolated extension Plantguide_Scheduling_V1_TaskState: SwiftProtobuf._ProtoNameProviding {

@@ -47,6 +47,7 @@ enum TaskRows {
         case .repotting: .repotting
         case .pestControl: .pestControl
         case .rotation: .rotation
+        case .harvest: .harvest
         }
     }
 

@@ -59,6 +59,7 @@ extension SchedulingStore {
         case .repotting: "Repot"
         case .pestControl: "Check for pests:"
         case .rotation: "Rotate"
+        case .harvest: "Harvest"
         default: "Care for"
         }
     }

@@ -62,7 +62,7 @@ public struct SchedulingStore: Sendable {
     public static let intervalMultipliers: ClosedRange<Double> = 0.1...12
 
     /// Refuses care values that planning cannot use: intervals beyond a year, multipliers that are not finite
-    /// or outside ``intervalMultipliers``, fertilising months outside 1–12.
+    /// or outside ``intervalMultipliers``, fertilising or harvest months outside 1–12.
     static func validateCareLimits(_ care: Plantguide_Caredata_V1_CareInfo) throws {
         guard care.watering.intervalDays <= maxIntervalDays else {
             throw SchedulingError.invalidArgument(
@@ -78,6 +78,10 @@ public struct SchedulingStore: Sendable {
         guard care.fertilizer.activeMonths.allSatisfy({ (1...12).contains($0) }) else {
             throw SchedulingError.invalidArgument(
                 "schedule.care_info.fertilizer.active_months", .outOfRange, "care_info.fertilizer.active_months are months 1–12")
+        }
+        guard care.harvest.months.allSatisfy({ (1...12).contains($0) }) else {
+            throw SchedulingError.invalidArgument(
+                "schedule.care_info.harvest.months", .outOfRange, "care_info.harvest.months are months 1–12")
         }
     }
 
@@ -131,10 +135,11 @@ public struct SchedulingStore: Sendable {
         return (preferences.plantNotifications[plantID] ?? true) && enabled(kind, preferences)
     }
 
-    /// Watering and fertilising remind by default; pruning, repotting and the rest only when turned on.
+    /// Watering, fertilising and harvest (planned for crops only) remind by default; pruning, repotting and the
+    /// rest only when turned on.
     static func enabled(_ kind: CareTaskKind, _ preferences: Preferences) -> Bool {
         if let choice = preferences.taskTypes.first(where: { $0.type == TaskRows.wireKind(kind) }) { return choice.enabled }
-        return kind == .watering || kind == .fertilizing
+        return kind == .watering || kind == .fertilizing || kind == .harvest
     }
 
     /// The snake_case name of a mask path, or INVALID_ARGUMENT.
