@@ -78,8 +78,9 @@ public final class Identifier: Sendable {
         case .askPlantNet(let reason):
             response.policyNote = reason
             do {
+                let uploads = try await BlockingWork.run { try Self.plantNetImages(request.images) }
                 let answer = try await plantnet.identify(
-                    request.images.map { PlantNetImage(data: $0.data, organ: Self.organ($0.organ), mediaType: Self.mediaType($0.data)) },
+                    uploads,
                     language: request.language.isEmpty ? "en" : request.language, maxResults: maxResults,
                     timeout: min(configuration.plantnet.timeout, timeRemaining))
                 let guesses = answer.candidates.map { candidate in
@@ -193,7 +194,15 @@ public final class Identifier: Sendable {
         }
     }
 
-    static func mediaType(_ data: Data) -> String {
-        data.withUnsafeBytes { ImageFormat.detect($0)?.mediaType } ?? "image/jpeg"
+    /// The photos as Pl@ntNet takes them (``PlantNetUpload``). Blocking CPU work: callers run it through ``BlockingWork``.
+    /// - Throws: INVALID_ARGUMENT naming a photo that cannot be converted.
+    static func plantNetImages(_ images: [Plantguide_Identification_V1_IdentifyImage]) throws -> [PlantNetImage] {
+        try images.enumerated().map { index, image in
+            do {
+                return try PlantNetUpload.image(image.data, organ: organ(image.organ))
+            } catch let error as ImagingError {
+                throw RPCError.invalidArgument("images[\(index)].data", .invalidFormat, "photo \(index + 1): \(error.message)")
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 import CImageCodecs
 import Foundation
 
-/// How big an image may be. A PNG or WebP declaring more is refused before any pixel memory is taken.
+/// How big an image may be. A PNG, WebP or HEIC declaring more is refused before any pixel memory is taken.
 public struct ImageLimits: Sendable {
     /// Default 60 megapixels: more than any phone camera, far less than a decompression bomb.
     public var maxPixels: Int = 60_000_000
@@ -11,7 +11,7 @@ public struct ImageLimits: Sendable {
     public init() {}
 }
 
-/// Reads JPEG, PNG and WebP into upright RGB pixels. JPEGs are decoded at a reduced DCT scale when only a
+/// Reads JPEG, PNG, WebP and HEIC into upright RGB pixels. JPEGs are decoded at a reduced DCT scale when only a
 /// smaller image is wanted, which is most of the cost saved for thumbnails of large photos.
 public enum ImageDecoder {
     /// What a header says.
@@ -46,6 +46,7 @@ public enum ImageDecoder {
             case .jpeg: image = try JPEGCodec.decode(bytes, storedWidth: stored.width, storedHeight: stored.height, atLeast: maxLongSide)
             case .png: image = try decodePNG(bytes, width: stored.width, height: stored.height)
             case .webp: image = try decodeWebP(bytes, width: stored.width, height: stored.height)
+            case .heic: image = try HEIFCodec.decode(bytes)
             }
             image = image.applying(info.orientation)
             if let maxLongSide {
@@ -59,7 +60,7 @@ public enum ImageDecoder {
     private static func header(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> (info: Info, stored: (width: Int, height: Int)) {
         guard !bytes.isEmpty else { throw ImagingError(.empty, "the file is empty") }
         guard let format = ImageFormat.detect(bytes) else {
-            throw ImagingError(.unsupportedFormat, "not a JPEG, PNG or WebP image")
+            throw ImagingError(.unsupportedFormat, "not a JPEG, PNG, WebP or HEIC image")
         }
         let (width, height): (Int, Int)
         var orientation = ExifOrientation.up
@@ -76,6 +77,8 @@ public enum ImageDecoder {
                 throw ImagingError(.corrupt, "the WebP header is damaged")
             }
             (width, height) = (Int(w), Int(h))
+        case .heic:
+            (width, height) = try HEIFCodec.size(bytes)
         }
         guard width > 0, height > 0 else { throw ImagingError(.corrupt, "the \(format.rawValue) has no pixels") }
         guard width <= limits.maxSide, height <= limits.maxSide, width * height <= limits.maxPixels else {

@@ -55,6 +55,24 @@ struct PhotoRPCTests {
         await server.shutdown()
     }
 
+    @Test("an iPhone HEIC: stored as sent, upright, its thumbnails JPEG", arguments: TestBackend.allCases)
+    func heic(backend: TestBackend) async throws {
+        let (server, client, store) = try await start(backend)
+        defer { withExtendedLifetime(store) {} }
+        defer { client.close() }
+        let heic = try TestImages.heic(TestImages.gradient(width: 1_600, height: 1_200), rotatedClockwise: true)
+
+        let put = try await client.call(Methods.putPhoto, .with { $0.plantID = "p1"; $0.data = heic }, options: caller("a"))
+        let original = try await client.call(Methods.getPhoto, .with { $0.sha256 = put.photo.sha256 }, options: caller("a"))
+        let small = try await client.call(Methods.getPhoto, .with { $0.sha256 = put.photo.sha256; $0.thumbnailSize = 256 }, options: caller("a"))
+
+        #expect(put.photo.mediaType == "image/heic" && put.photo.width == 1_200 && put.photo.height == 1_600)
+        #expect(original.data == heic && original.mediaType == "image/heic")
+        let thumbnail = try ImageDecoder.inspect(small.data)
+        #expect(thumbnail.format == .jpeg && thumbnail.width == 192 && thumbnail.height == 256 && small.mediaType == "image/jpeg")
+        await server.shutdown()
+    }
+
     @Test("bad photos get INVALID_ARGUMENT saying why, a 100 MB upload RESOURCE_EXHAUSTED, and the service goes on",
           arguments: TestBackend.allCases)
     func badPhotos(backend: TestBackend) async throws {
@@ -66,7 +84,7 @@ struct PhotoRPCTests {
         for index in stride(from: 700, to: damaged.count - 2, by: 97) { damaged[index] ^= 0xA5 }
         let cases: [(String, Data, String)] = [
             ("empty", Data(), "empty"),
-            ("text", Data("hello".utf8), "not a JPEG, PNG or WebP"),
+            ("text", Data("hello".utf8), "not a JPEG, PNG, WebP or HEIC"),
             ("truncated", photo.prefix(3_000), "truncated"),
             ("damaged", Data(damaged), "JPEG"),
             ("bomb", TestImages.pngHeader(width: 100_000, height: 100_000), "megapixels"),

@@ -1,6 +1,7 @@
 import Foundation
 import Identification
 import Logging
+import PlantGuideImaging
 import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideTestSupport
@@ -66,6 +67,45 @@ struct IdentifyRPCTests {
         #expect(status.plantnetDailyLimit == 1229 && status.plantnetUsedRequests == 1)
         #expect(status.hasPlantnetQuotaResetsAt && status.plantnetQuotaResetsAt.seconds % 86_400 == 0)
         await server.shutdown()
+    }
+
+    @Test("an iPhone HEIC and a WebP reach Pl@ntNet as JPEGs of at most 1,280 pixels; a JPEG goes as it is")
+    func convertedForPlantNet() async throws {
+        let body = try Fixtures.plantnet("identify-hibiscus")
+        let (server, client, plantnet) = try start { _ in .json(body) }
+        defer { client.close() }
+        let jpeg = try TestImages.jpeg(TestImages.gradient(width: 640, height: 480))
+        let photos = [try TestImages.heic(TestImages.gradient(width: 2_000, height: 1_500), rotatedClockwise: true),
+                      TestImages.webp(TestImages.gradient(width: 900, height: 600)), jpeg]
+        let request = Plantguide_Identification_V1_IdentifyRequest.with { $0.images = photos.map { data in .with { $0.data = data } } }
+
+        let answer = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: .seconds(30)))
+        let sent = try #require(plantnet.requests.first).body
+        let parts = Self.files(inMultipart: sent)
+
+        #expect(answer.source == .plantnet)
+        #expect(parts.map(\.type) == ["image/jpeg", "image/jpeg", "image/jpeg"], "Pl@ntNet takes JPEG and PNG only")
+        let sizes = try parts.map { try ImageDecoder.inspect($0.data) }.map { [$0.width, $0.height] }
+        #expect(sizes == [[960, 1_280], [900, 600], [640, 480]], "the HEIC upright and within 1,280; nothing upscaled")
+        #expect(parts.last?.data == jpeg)
+        await server.shutdown()
+    }
+
+    /// The files of a multipart/form-data body: each part's Content-Type and bytes.
+    private static func files(inMultipart body: Data) -> [(type: String, data: Data)] {
+        let bytes = [UInt8](body)
+        let boundary = Array(bytes.prefix { $0 != 0x0D })  // the first line is "--boundary"
+        var files: [(String, Data)] = []
+        var start = 0
+        while let header = bytes[start...].firstRange(of: Array("Content-Type: ".utf8)) {
+            let lineEnd = bytes[header.upperBound...].firstIndex(of: 0x0D) ?? bytes.count
+            let type = String(decoding: bytes[header.upperBound..<lineEnd], as: UTF8.self)
+            let dataStart = lineEnd + 4  // "\r\n\r\n"
+            let dataEnd = bytes[dataStart...].firstRange(of: [0x0D, 0x0A] + boundary)?.lowerBound ?? bytes.count
+            if type.hasPrefix("image/") { files.append((type, Data(bytes[dataStart..<dataEnd]))) }
+            start = dataEnd
+        }
+        return files
     }
 
     @Test("the policy's refusals and a bad photo", arguments: ["on-device", "no key", "offline", "bad photo", "six photos"])

@@ -151,6 +151,22 @@ struct OnDeviceIdentificationTests {
         await server.shutdown()
     }
 
+    @Test("an iPhone HEIC is identified on the device")
+    func heicPhoto() async throws {
+        let classifier = OnnxSpeciesClassifier(try await Self.installed())
+        defer { classifier.stop() }
+        let (server, client, _) = try start(classifier: classifier)
+        defer { client.close() }
+        let heic = try TestImages.heic(TestImages.gradient(width: 1_200, height: 900), rotatedClockwise: true)
+        let request = Plantguide_Identification_V1_IdentifyRequest.with {
+            $0.method = .onDevice
+            $0.images = [.with { $0.data = heic; $0.organ = .leaf }]
+        }
+        let response = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: .seconds(30)))
+        #expect(response.source == .onDevice && !response.candidates.isEmpty)
+        await server.shutdown()
+    }
+
     @Test("requests that arrive together run as one batch")
     func dynamicBatching() async throws {
         var batching = BatchingConfiguration()

@@ -5,13 +5,14 @@ import Testing
 
 @Suite("Decoding photos", .cpuHeavy)
 struct ImageDecoderTests {
-    @Test("JPEG, PNG and WebP decode to the pixels they were made from", arguments: ImageFormat.allCases)
+    @Test("JPEG, PNG, WebP and HEIC decode to the pixels they were made from", arguments: ImageFormat.allCases)
     func roundTrip(format: ImageFormat) throws {
         let original = TestImages.halves(width: 64, height: 48)
         let data = switch format {
         case .jpeg: try TestImages.jpeg(original)
         case .png: TestImages.png(original)
         case .webp: TestImages.webp(original)
+        case .heic: try TestImages.heic(original)
         }
 
         let info = try ImageDecoder.inspect(data)
@@ -35,6 +36,21 @@ struct ImageDecoderTests {
         #expect(image.width == 20 && image.height == 40)
         #expect(image[10, 5].r > 180, "the red left half is now on top")
         #expect(image[10, 35].b > 180, "the blue right half is now at the bottom")
+    }
+
+    @Test("a HEIC that says to turn a quarter clockwise (an iPhone held upright) decodes upright, turned once, not twice")
+    func heicOrientation() throws {
+        let data = try TestImages.heic(TestImages.halves(width: 64, height: 32), rotatedClockwise: true)
+
+        let info = try ImageDecoder.inspect(data)
+        let image = try ImageDecoder.decode(data)
+        let thumbnail = try Thumbnailer.thumbnail(of: data, longSide: 16)
+
+        #expect(info == .init(format: .heic, width: 32, height: 64, orientation: .up))
+        #expect(image.width == 32 && image.height == 64)
+        #expect(image[16, 10].r > 180 && image[16, 54].b > 180, "red on top, blue at the bottom")
+        #expect(thumbnail.width == 8 && thumbnail.height == 16)
+        #expect(try ImageDecoder.inspect(Data(thumbnail.jpeg)).format == .jpeg, "thumbnails are JPEG")
     }
 
     @Test("every orientation gives the upright size", arguments: 1...8)
@@ -64,6 +80,9 @@ struct ImageDecoderTests {
         ("png bomb", .tooLarge),
         ("truncated png", .truncated),
         ("damaged webp", .corrupt),
+        ("truncated heic", .truncated),
+        ("damaged heic", .corrupt),
+        ("avif", .unsupportedFormat),
     ])
     func badInput(name: String, code: ImagingError.Code) throws {
         let photo = TestImages.gradient(width: 320, height: 240)
@@ -74,6 +93,10 @@ struct ImageDecoderTests {
         case "truncated jpeg": try TestImages.jpeg(photo).prefix(2_000)
         case "png bomb": TestImages.pngHeader(width: 100_000, height: 100_000)
         case "truncated png": TestImages.png(photo).prefix(400)
+        case "truncated heic": try TestImages.heic(photo).prefix(600)
+        case "damaged heic": try Self.damaged(TestImages.heic(photo))
+        // An AVIF is HEIF too (ftyp avif, compatible mif1) but not HEVC: not taken for a HEIC.
+        case "avif": Data([0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("avifmif1miaf".utf8)) + Data(count: 40)
         default: TestImages.webp(photo).prefix(40) + Data(repeating: 0x55, count: 200)
         }
 
@@ -81,6 +104,14 @@ struct ImageDecoderTests {
 
         #expect(error?.code == code, "\(name): \(error?.message ?? "no error")")
         #expect(error?.message.isEmpty == false)
+    }
+
+    /// `heic` with the boxes after its `ftyp` overwritten (HEVC itself shrugs off damaged picture data, as video
+    /// decoders do, and shows garbage pixels; a damaged container is refused).
+    private static func damaged(_ heic: Data) -> Data {
+        var bytes = [UInt8](heic)
+        for index in 40..<160 { bytes[index] = 0xFF }
+        return Data(bytes)
     }
 
     @Test("a damaged JPEG is refused, never crashes")

@@ -46,7 +46,7 @@ public struct PlantNetImage: Sendable {
 
     public var data: Data
     public var organ: Organ
-    /// "image/jpeg", "image/png" or "image/webp".
+    /// "image/jpeg" or "image/png", the types Pl@ntNet takes (``PlantNetUpload`` converts the others).
     public var mediaType: String
 
     public init(data: Data, organ: Organ = .auto, mediaType: String = "image/jpeg") {

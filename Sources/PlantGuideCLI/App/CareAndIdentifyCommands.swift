@@ -29,7 +29,7 @@ struct CareCommand: AsyncParsableCommand {
 /// `plantguide identify PHOTO...`: names the plant in one to five photos.
 struct IdentifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "identify", abstract: "Name the plant in one to five photos of it.")
-    @Argument(help: "JPEG, PNG or WebP photos of the same plant.") var photos: [String]
+    @Argument(help: "JPEG, PNG, WebP or HEIC photos of the same plant.") var photos: [String]
     @Flag(help: "Print the gateway's JSON.") var json = false
 
     func run() async throws {

@@ -61,7 +61,7 @@ struct PlantsCommand: AsyncParsableCommand {
         @Argument(help: "Its scientific name, e.g. \"Monstera deliciosa\".") var species: String
         @Option(help: "What you call it.") var name: String?
         @Option(help: "Where it stands.") var location: String?
-        @Option(help: "A photo of it (JPEG, PNG or WebP).") var photo: String?
+        @Option(help: "A photo of it (JPEG, PNG, WebP or HEIC).") var photo: String?
         @Flag(help: "Print the gateway's JSON.") var json = false
 
         func run() async throws {

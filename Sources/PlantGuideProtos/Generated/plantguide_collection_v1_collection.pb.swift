@@ -493,7 +493,7 @@ public nonisolated struct Plantguide_Collection_V1_PutPhotoRequest: Sendable {
 
   public var kind: Plantguide_Collection_V1_PhotoKind = .unspecified
 
-  /// The encoded image: JPEG, PNG or WebP, at most the service's limit (default 15 MiB).
+  /// The encoded image: JPEG, PNG, WebP or HEIC, at most the service's limit (default 15 MiB).
   public var data: Data = Data()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

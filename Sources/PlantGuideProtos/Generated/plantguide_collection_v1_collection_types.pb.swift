@@ -305,7 +305,7 @@ public nonisolated struct Plantguide_Collection_V1_Photo: Sendable {
   /// Bytes of the original.
   public var sizeBytes: UInt64 = 0
 
-  /// "image/jpeg", "image/png" or "image/webp".
+  /// "image/jpeg", "image/png", "image/webp" or "image/heic".
   public var mediaType: String = String()
 
   /// Pixel size after EXIF orientation is applied.

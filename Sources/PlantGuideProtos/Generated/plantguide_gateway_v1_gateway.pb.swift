@@ -127,7 +127,7 @@ public nonisolated struct Plantguide_Gateway_V1_SavePlantRequest: Sendable {
   /// Clears the value of `plant`. Subsequent reads from it will return its default value.
   public mutating func clearPlant() {self._plant = nil}
 
-  /// An optional photo of it (JPEG, PNG or WebP), stored as a captured photo.
+  /// An optional photo of it (JPEG, PNG, WebP or HEIC), stored as a captured photo.
   public var photo: Data = Data()
 
   /// The identification that named it, if any, kept in its history (its `plant_id` is set to the plant's).
@@ -786,7 +786,7 @@ public nonisolated struct Plantguide_Gateway_V1_AddPlantPhotoRequest: Sendable {
 
   public var plantID: String = String()
 
-  /// The encoded image: JPEG, PNG or WebP.
+  /// The encoded image: JPEG, PNG, WebP or HEIC.
   public var data: Data = Data()
 
   /// UNSPECIFIED means CAPTURED.

@@ -210,7 +210,7 @@ public nonisolated struct Plantguide_Identification_V1_IdentifyImage: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// JPEG, PNG or WebP bytes.
+  /// JPEG, PNG, WebP or HEIC bytes.
   public var data: Data = Data()
 
   public var organ: Plantguide_Identification_V1_Organ = .unspecified

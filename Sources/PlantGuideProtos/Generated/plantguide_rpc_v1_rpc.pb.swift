@@ -248,7 +248,7 @@ public nonisolated struct Plantguide_Rpc_V1_Status: Sendable {
   /// gRPC's status code.
   public var code: Plantguide_Rpc_V1_StatusCode = .ok
 
-  /// A developer-facing message in English saying what went wrong, e.g. "photo is not a JPEG, PNG or WebP".
+  /// A developer-facing message in English saying what went wrong, e.g. "photo is not a JPEG, PNG, WebP or HEIC image".
   public var message: String = String()
 
   /// Machine-readable details: the messages of plantguide/rpc/v1/error_details.proto, which also says which
