@@ -469,8 +469,11 @@ struct GatewayJourneyTests {
         await stack.gateway.kill()
         let scheduling = try await stack.restart("scheduling")
         let gateway = try await stack.restartGateway()
+        // On PostgreSQL the killed gateway may have died holding the deletion's claim (its sweeper tries every
+        // 200 ms, and a kill -9 never releases): the new one takes it when the claim's lease (30 s) ends. So the
+        // wait is bounded by the lease, not by a guess; it ends as soon as the deletion is done.
         var remaining = 1
-        for _ in 0..<100 where remaining > 0 {
+        for _ in 0..<400 where remaining > 0 {
             do {
                 let tasks = try await stack.call(Gateway.listTasks, .with { $0.plantID = "p3" }, token: token).tasks
                 let plants = try await stack.call(Gateway.listPlants, .init(), token: token).page.plants

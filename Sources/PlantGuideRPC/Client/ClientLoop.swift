@@ -28,7 +28,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
     private var deadlines = DeadlineHeap<ClientCall>()
     private var readinessWaiters: [(continuation: CheckedContinuation<Bool, Never>, deadline: MonotonicTime)] = []
     private var nextID: UInt64 = 1
-    private var rotation = 0
+    private var balancer = LeastOutstanding()
     /// Nil until a DNS target is first resolved; its failure when resolution fails.
     private var resolution: Result<Void, RPCError>?
 
@@ -136,15 +136,8 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         guard now < call.deadline else {
             return call.fail(RPCError(.deadlineExceeded, "deadline exceeded before the call was sent (\(endpointStates))"))
         }
-        let ready = endpoints.indices.filter { endpoints[$0].state == .ready }
-        if !ready.isEmpty {
-            rotation &+= 1
-            let ordered = ready.indices.map { ready[($0 + rotation) % ready.count] }
-            let chosen = ordered.min { endpoints[$0].outstanding < endpoints[$1].outstanding }!
-            if send(call, to: endpoints[chosen], now: now) { return }
-            for index in ordered where index != chosen {
-                if send(call, to: endpoints[index], now: now) { return }
-            }
+        for index in balancer.order(outstanding: endpoints.map { $0.state == .ready ? $0.outstanding : nil }) {
+            if send(call, to: endpoints[index], now: now) { return }
         }
         if call.waitForReady || mayBecomeReadySoon {
             waiting.append(call)

@@ -34,7 +34,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let handler: RPCRouter.ErasedHandler?
         var request: Plantguide_Rpc_V1_RpcRequest?
         var task: Task<Void, Never>?
-        /// Whether it waited in the queue (its payload counted in `queuedBytes`) before it started.
+        /// Whether it waited in the admission queue before it started.
         var queued = false
     }
 
@@ -49,12 +49,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     private var socket: ZMQSocket?
     private var calls: [UInt64: Call] = [:]
-    private var queue: [UInt64] = []
-    private var queueHead = 0
+    private var admission: Admission<UInt64>
     private var deadlines = DeadlineHeap<UInt64>()
-    private var running = 0
-    /// Payload bytes of the calls in `queue`.
-    private var queuedBytes = 0
     private var nextSequence: UInt64 = 0
     private var drainDeadline: MonotonicTime?
 
@@ -67,6 +63,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         self.metrics = metrics
         self.draining = draining
         self.logger = logger
+        admission = Admission(maxRunning: configuration.maxConcurrentCalls, maxQueued: configuration.maxQueuedCalls,
+                              maxQueuedBytes: configuration.maxQueuedBytes)
         mailbox = try LoopMailbox()
         executor.attach(self)
     }
@@ -209,17 +207,15 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         }
         let sequence = nextSequence
         nextSequence += 1
-        if running < configuration.maxConcurrentCalls {
+        switch admission.admit(sequence, bytes: request.payload.count) {
+        case .start:
             calls[sequence] = call
             start(sequence)
-        } else if queue.count - queueHead < configuration.maxQueuedCalls,
-                  queuedBytes + request.payload.count <= configuration.maxQueuedBytes {
+        case .queue:
             var waiting = call
             waiting.queued = true
             calls[sequence] = waiting
-            queue.append(sequence)
-            queuedBytes += request.payload.count
-        } else {
+        case .refuse:
             let error = RPCError(.resourceExhausted, "the server's queue is full; retry later")
                 .reason(RPCErrorReason.serverQueueFull, domain: RPCErrorReason.transportDomain)
                 .retry(after: .milliseconds(100))
@@ -230,9 +226,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func start(_ sequence: UInt64) {
-        guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return }
-        if call.queued { queuedBytes -= request.payload.count }
-        running += 1
+        guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return admission.finished() }
         calls[sequence]?.request = nil
         let context = RPCServerContext(
             requestID: request.id, method: request.method, metadata: request.metadata,
@@ -281,20 +275,12 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func startQueuedCalls() {
-        while running < configuration.maxConcurrentCalls && queueHead < queue.count {
-            let sequence = queue[queueHead]
-            queueHead += 1
-            if calls[sequence] != nil { start(sequence) }
-        }
-        if queueHead > 1_024 && queueHead * 2 > queue.count {
-            queue.removeFirst(queueHead)
-            queueHead = 0
-        }
+        while let sequence = admission.next() { start(sequence) }
     }
 
     private func finish(_ completion: Completion, on socket: ZMQSocket) {
         guard let call = calls.removeValue(forKey: completion.sequence) else { return }  // timed out already
-        running -= 1
+        admission.finished()
         send(completion.reply, to: call, on: socket)
         metrics.record(method: call.method, code: completion.code, since: call.arrived)
     }
@@ -304,9 +290,9 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             guard let call = calls.removeValue(forKey: sequence) else { continue }
             if let task = call.task {
                 task.cancel()
-                running -= 1
+                admission.finished()
             } else if call.queued, let request = call.request {
-                queuedBytes -= request.payload.count
+                admission.withdraw(sequence, bytes: request.payload.count)
             }
             reply(to: call, error: RPCError(.deadlineExceeded, "deadline exceeded on the server"), on: socket)
         }
