@@ -79,12 +79,12 @@ enum CareWords {
         return runs.map { $0 == $1 ? names[$0 - 1] : "\(names[$0 - 1])–\(names[$1 - 1])" }.joined(separator: ", ")
     }
 
-    /// "12–30 °C".
+    /// "12 to 30 °C"; "-5 to 28 °C, survives frost" (a dash between the two would read as a second minus).
     static func temperature(_ care: [String: Any]) -> String {
         let range = care["temperature"] as? [String: Any] ?? [:]
         func degrees(_ key: String) -> String? { (range[key] as? NSNumber).map { String(format: "%g", $0.doubleValue) } }
         guard let low = degrees("minCelsius"), let high = degrees("maxCelsius") else { return "not known" }
-        return "\(low)–\(high) °C" + (range["frostTolerant"] as? Bool == true ? ", survives frost" : "")
+        return "\(low) to \(high) °C" + (range["frostTolerant"] as? Bool == true ? ", survives frost" : "")
     }
 
     /// Harvest, humidity, toxicity, growth and soil, as far as known, as table rows.
