@@ -7,10 +7,9 @@ import Testing
 @Suite("Deadlines and cancellation", .cleansUp)
 struct RPCDeadlineTests {
     @Test("a deadline shorter than the handler gives DEADLINE_EXCEEDED, long before the handler would finish",
-          arguments: [RPCServerConfiguration.HandlerExecution.globalPool, .ioThread])
-    func deadlineShorterThanHandler(execution: RPCServerConfiguration.HandlerExecution) async throws {
-        let (server, endpoint) = try TestServer.start { $0.handlerExecution = execution }
-        let client = try RPCClient(target: endpoint)
+          arguments: TestTransport.allCases, [RPCServerConfiguration.HandlerExecution.globalPool, .ioThread])
+    func deadlineShorterThanHandler(transport: TestTransport, execution: RPCServerConfiguration.HandlerExecution) async throws {
+        let (server, client) = try TestServer.connected(transport) { $0.handlerExecution = execution }
         defer { client.close() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -46,10 +45,9 @@ struct RPCDeadlineTests {
         await server.shutdown()
     }
 
-    @Test("cancelling the calling task ends the call with CANCELLED")
-    func cancellation() async throws {
-        let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+    @Test("cancelling the calling task ends the call with CANCELLED", arguments: TestTransport.allCases)
+    func cancellation(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport)
         defer { client.close() }
 
         let task = Task {

@@ -91,10 +91,9 @@ struct RPCRobustnessTests {
         await server.shutdown()
     }
 
-    @Test("a request over the server's size limit gets RESOURCE_EXHAUSTED, and the server goes on")
-    func oversizedRequest() async throws {
-        let (server, endpoint) = try TestServer.start { $0.maxMessageSize = 64 << 10 }
-        let client = try RPCClient(target: endpoint)
+    @Test("a request over the server's size limit gets RESOURCE_EXHAUSTED, and the server goes on", arguments: TestTransport.allCases)
+    func oversizedRequest(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport) { $0.maxMessageSize = 64 << 10 }
         defer { client.close() }
         let big = String(repeating: "x", count: 100 << 10)
 
@@ -123,13 +122,12 @@ struct RPCRobustnessTests {
         #expect(error?.code == .resourceExhausted)
     }
 
-    @Test("calls beyond the concurrency limit and the queue get RESOURCE_EXHAUSTED")
-    func overload() async throws {
-        let (server, endpoint) = try TestServer.start {
+    @Test("calls beyond the concurrency limit and the queue get RESOURCE_EXHAUSTED", arguments: TestTransport.allCases)
+    func overload(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport) {
             $0.maxConcurrentCalls = 2
             $0.maxQueuedCalls = 2
         }
-        let client = try RPCClient(target: endpoint)
         defer { client.close() }
 
         let errors = await Self.concurrentSleepErrors(8, service: "1000", on: client)
@@ -142,13 +140,13 @@ struct RPCRobustnessTests {
         await server.shutdown()
     }
 
-    @Test("queued request bytes are bounded: beyond the byte budget calls are RESOURCE_EXHAUSTED, whatever the count")
-    func queuedBytes() async throws {
-        let (server, endpoint) = try TestServer.start {
+    @Test("queued request bytes are bounded: beyond the byte budget calls are RESOURCE_EXHAUSTED, whatever the count",
+          arguments: TestTransport.allCases)
+    func queuedBytes(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport) {
             $0.maxConcurrentCalls = 1
             $0.maxQueuedBytes = 1_000
         }
-        let client = try RPCClient(target: endpoint)
         defer { client.close() }
         // Four 1.5 s sleeps of 600 bytes each ("000…1500"): one runs, one waits (600 of 1,000 bytes), two are refused.
         let sleep = String(repeating: "0", count: 596) + "1500"

@@ -4,14 +4,13 @@ import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
-@Suite("RPC round trips over loopback TCP", .cleansUp)
+@Suite("RPC round trips, over ZeroMQ and in process", .cleansUp)
 struct RPCRoundTripTests {
-    @Test("1,000 concurrent calls are all answered, each with its own reply", arguments: [false, true])
-    func thousandConcurrentCalls(onIOThreads: Bool) async throws {
-        let (server, endpoint) = try TestServer.start(name: "a") {
+    @Test("1,000 concurrent calls are all answered, each with its own reply", arguments: TestTransport.allCases, [false, true])
+    func thousandConcurrentCalls(transport: TestTransport, onIOThreads: Bool) async throws {
+        let (server, client) = try TestServer.connected(transport, name: "a") {
             $0.handlerExecution = onIOThreads ? .ioThread : .globalPool
         }
-        let client = try RPCClient(target: endpoint)
         defer { client.close() }
 
         let replies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -29,10 +28,9 @@ struct RPCRoundTripTests {
         await server.shutdown()
     }
 
-    @Test("Health/Check and Metrics/Scrape come with every server")
-    func builtInMethods() async throws {
-        let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+    @Test("Health/Check and Metrics/Scrape come with every server", arguments: TestTransport.allCases)
+    func builtInMethods(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport)
         defer { client.close() }
 
         let health = try await client.call(Plantguide_Health_V1_Health.check, .init())
@@ -47,10 +45,9 @@ struct RPCRoundTripTests {
         await server.shutdown()
     }
 
-    @Test("an unknown method gets UNIMPLEMENTED")
-    func unknownMethod() async throws {
-        let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+    @Test("an unknown method gets UNIMPLEMENTED", arguments: TestTransport.allCases)
+    func unknownMethod(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport)
         defer { client.close() }
 
         let error = await #expect(throws: RPCError.self) {
@@ -62,12 +59,11 @@ struct RPCRoundTripTests {
         await server.shutdown()
     }
 
-    @Test("a status thrown by a handler reaches the caller with its message", arguments: [
+    @Test("a status thrown by a handler reaches the caller with its message", arguments: TestTransport.allCases, [
         RPCError.Code.notFound, .invalidArgument, .permissionDenied, .failedPrecondition, .unauthenticated,
     ])
-    func handlerStatus(code: RPCError.Code) async throws {
-        let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+    func handlerStatus(transport: TestTransport, code: RPCError.Code) async throws {
+        let (server, client) = try TestServer.connected(transport)
         defer { client.close() }
 
         let error = await #expect(throws: RPCError.self) {
@@ -79,10 +75,9 @@ struct RPCRoundTripTests {
         await server.shutdown()
     }
 
-    @Test("a payload that is not the method's request message gets INVALID_ARGUMENT")
-    func malformedPayload() async throws {
-        let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+    @Test("a payload that is not the method's request message gets INVALID_ARGUMENT", arguments: TestTransport.allCases)
+    func malformedPayload(transport: TestTransport) async throws {
+        let (server, client) = try TestServer.connected(transport)
         defer { client.close() }
 
         let error = await #expect(throws: RPCError.self) {

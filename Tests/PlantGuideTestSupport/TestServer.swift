@@ -44,13 +44,41 @@ public enum TestServer {
     public static func start(
         name: String = "s", configure: (inout RPCServerConfiguration) -> Void = { _ in }
     ) throws -> (server: RPCServer, endpoint: String) {
-        var configuration = RPCServerConfiguration(bindEndpoint: "tcp://127.0.0.1:0")
-        configure(&configuration)
-        var logger = Logger(label: "test-server-\(name)")
-        logger.logLevel = .warning
-        let server = RPCServer(configuration: configuration, services: [TestService(name: name)], logger: logger)
+        let server = make(name: name, configure: configure)
         let endpoint = try server.start()
         TestResources.track(server)
         return (server, endpoint)
     }
+
+    /// A started server and a client of it over `transport`: the RPC conformance tests run over each.
+    public static func connected(
+        _ transport: TestTransport, name: String = "s", configure: (inout RPCServerConfiguration) -> Void = { _ in }
+    ) throws -> (server: RPCServer, client: RPCClient) {
+        switch transport {
+        case .zeroMQ:
+            let (server, endpoint) = try start(name: name, configure: configure)
+            return (server, try RPCClient(target: endpoint))
+        case .inProcess:
+            let server = make(name: name, configure: configure)
+            try server.startInProcess()
+            TestResources.track(server)
+            return (server, RPCClient(inProcess: server))
+        }
+    }
+
+    private static func make(name: String, configure: (inout RPCServerConfiguration) -> Void) -> RPCServer {
+        var configuration = RPCServerConfiguration(bindEndpoint: "tcp://127.0.0.1:0")
+        configure(&configuration)
+        var logger = Logger(label: "test-server-\(name)")
+        logger.logLevel = .warning
+        return RPCServer(configuration: configuration, services: [TestService(name: name)], logger: logger)
+    }
+}
+
+/// How a test's client reaches its server: over ZeroMQ sockets on loopback, or in process with no socket.
+public enum TestTransport: String, CaseIterable, Sendable, CustomStringConvertible {
+    case zeroMQ = "ZeroMQ"
+    case inProcess = "in-process"
+
+    public var description: String { rawValue }
 }

@@ -13,6 +13,8 @@ import SwiftProtobuf
 ///     options: .init(timeout: .seconds(2), metadata: ["plantguide-user-id": "u1"]))
 /// ```
 ///
+/// `RPCClient(inProcess: server)` calls a server of the same process with no socket, by the same rules.
+///
 /// A call that fails with UNAVAILABLE is retried, with jittered exponential back-off inside its deadline, when
 /// its method is idempotent or it carries an idempotency key. Errors are ``RPCError``s: DEADLINE_EXCEEDED when
 /// the deadline passes, UNAVAILABLE when no endpoint is reachable, CANCELLED when the calling task is cancelled,
@@ -20,8 +22,7 @@ import SwiftProtobuf
 public final class RPCClient: Sendable {
     public let target: RPCTarget
     public let configuration: RPCClientConfiguration
-    private let loop: ClientLoop
-    private let resolverStop = DispatchSemaphore(value: 0)
+    private let transport: any ClientTransport
 
     /// Connects to `target` (see ``RPCTarget`` for the forms). Connection happens in the background: the first
     /// calls wait for it (within their deadline).
@@ -37,14 +38,15 @@ public final class RPCClient: Sendable {
                 logger: Logger = Logger(label: "plantguide.rpc.client")) throws {
         self.target = target
         self.configuration = configuration
-        loop = try ClientLoop(target: target, configuration: configuration, logger: logger)
-        let loop = self.loop
-        let thread = Thread { loop.run() }
-        thread.name = "plantguide-rpc-client"
-        thread.start()
-        if case .dns(let host, let port) = target {
-            startResolver(host: host, port: port)
-        }
+        transport = try ZeroMQTransport(target: target, configuration: configuration, logger: logger)
+    }
+
+    /// Calls `server`, started in this process (``RPCServer/start()`` or ``RPCServer/startInProcess()``), with no
+    /// socket: its admission, deadlines, limits and status codes apply as over ZeroMQ.
+    public init(inProcess server: RPCServer, configuration: RPCClientConfiguration = .init()) {
+        target = .endpoints(["in-process"])
+        self.configuration = configuration
+        transport = InProcessTransport(server: server)
     }
 
     deinit { close() }
@@ -52,22 +54,18 @@ public final class RPCClient: Sendable {
     /// The client's I/O thread as a task executor. A caller that makes many small calls in a loop (a load
     /// generator, a gateway fanning out) can run there to save two thread hops per call:
     /// `group.addTask(executorPreference: client.executor) { … }`. Never block or compute for long on it.
-    public var executor: IOThreadExecutor { loop.executor }
+    public var executor: IOThreadExecutor { transport.executor }
 
     /// Fails calls in flight with UNAVAILABLE and closes the sockets. Later calls fail with UNAVAILABLE.
     public func close() {
-        resolverStop.signal()
-        loop.close()
+        transport.close()
     }
 
     /// Waits until a connection to every endpoint of the target is ready, for a process that wants its load
     /// spread from the first call (calls made earlier go to whichever endpoints are ready).
     /// - Returns: false when `timeout` passed first.
     public func waitUntilAllEndpointsReady(timeout: Duration) async -> Bool {
-        let deadline = MonotonicTime.now().advanced(by: timeout)
-        return await withCheckedContinuation { continuation in
-            loop.submit(.whenAllReady(continuation, deadline))
-        }
+        await transport.waitUntilAllEndpointsReady(deadline: MonotonicTime.now().advanced(by: timeout))
     }
 
     /// Calls `method` with `request`.
@@ -109,7 +107,7 @@ public final class RPCClient: Sendable {
         while true {
             let response: Plantguide_Rpc_V1_RpcResponse
             do {
-                response = try await send(bytes, method: path, deadline: deadline, waitForReady: options.waitForReady)
+                response = try await transport.send(bytes, method: path, deadline: deadline, waitForReady: options.waitForReady)
             } catch let unreachable as NoReadyEndpoint {
                 guard configuration.retriesWhileUnreachable else { throw unreachable.error }
                 try await pauseBeforeRetry(after: unreachable.error, retryable: retryable, attempt: &attempt, backoff: &backoff,
@@ -136,35 +134,5 @@ public final class RPCClient: Sendable {
         attempt += 1
         try? await Task.sleep(for: pause)
         if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
-    }
-
-    private func send(_ envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool)
-        async throws -> Plantguide_Rpc_V1_RpcResponse
-    {
-        if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
-        // The loop orders the two commands: a cancel that arrives before its submit marks the call, and the
-        // submit then fails it at once.
-        let call = ClientCall(envelope: envelope, method: method, deadline: deadline, waitForReady: waitForReady)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                call.attach(continuation)
-                loop.submit(.submit(call))
-            }
-        } onCancel: {
-            loop.submit(.cancel(call))
-        }
-    }
-
-    private func startResolver(host: String, port: Int) {
-        let loop = self.loop
-        let stop = resolverStop
-        let interval = configuration.dnsRefreshInterval
-        let thread = Thread {
-            repeat {
-                loop.submit(.endpoints(DNSResolver.endpoints(host: host, port: port)))
-            } while stop.wait(timeout: .now() + .milliseconds(Int(interval.milliseconds))) == .timedOut
-        }
-        thread.name = "plantguide-rpc-resolver"
-        thread.start()
     }
 }

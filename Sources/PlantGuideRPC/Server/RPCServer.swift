@@ -18,6 +18,9 @@ import Synchronization
 /// ```
 ///
 /// As a swift-service-lifecycle `Service`, `run()` starts it and drains it on graceful shutdown.
+///
+/// `startInProcess()` serves callers of this process only (`RPCClient(inProcess:)`), with no socket, by the same
+/// rules: for tests and compositions where the network is not the subject.
 public final class RPCServer: Service, Sendable {
     public let configuration: RPCServerConfiguration
     private let router: RPCRouter
@@ -71,6 +74,18 @@ public final class RPCServer: Service, Sendable {
     ///   FAILED_PRECONDITION when the server was started before.
     @discardableResult
     public func start() throws -> String {
+        try start(binding: true)
+    }
+
+    /// Starts serving callers in this process only (``RPCClient/init(inProcess:configuration:)``), with no socket.
+    /// - Returns: "in-process", the server's ``endpoint``.
+    /// - Throws: ``RPCError`` with FAILED_PRECONDITION when the server was started before.
+    @discardableResult
+    public func startInProcess() throws -> String {
+        try start(binding: false)
+    }
+
+    private func start(binding: Bool) throws -> String {
         try state.withLock { state in
             guard case .idle = state else { throw RPCError(.failedPrecondition, "the server was started already") }
             state = .starting
@@ -84,7 +99,7 @@ public final class RPCServer: Service, Sendable {
         do {
             loop = try ServerLoop(
                 configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger)
-            endpoint = try loop.bind()
+            endpoint = binding ? try loop.bind() : Self.inProcessEndpoint
         } catch {
             state.withLock { $0 = .stopped }
             throw RPCError(.unavailable, "cannot bind \(configuration.bindEndpoint): \(error)", cause: error)
@@ -98,6 +113,26 @@ public final class RPCServer: Service, Sendable {
         thread.start()
         logger.info("serving", metadata: ["plantguide.rpc.endpoint": "\(endpoint)"])
         return endpoint
+    }
+
+    /// The ``endpoint`` of a server started with ``startInProcess()``.
+    public static let inProcessEndpoint = "in-process"
+
+    /// Hands a request envelope of an in-process caller to the running loop; false when the server is not running.
+    func serveLocal(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        guard let loop = state.withLock({ state -> ServerLoop? in
+            if case .running(let loop, _, _) = state { return loop }
+            return nil
+        }) else { return false }
+        return loop.serveLocal(request, reply: reply)
+    }
+
+    /// The loop thread as a task executor, while the server runs.
+    var loopExecutor: IOThreadExecutor? {
+        state.withLock { state in
+            if case .running(let loop, _, _) = state { return loop.executor }
+            return nil
+        }
     }
 
     /// Stops taking calls, lets those in flight finish for up to `grace`, answers the rest UNAVAILABLE, and

@@ -5,6 +5,8 @@ import PlantGuideProtos
 
 /// The thread that owns a server's ROUTER socket: it receives requests, starts handlers as tasks (at most
 /// `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the replies the tasks post back.
+/// Requests of in-process callers (``InProcessTransport``) come through its mailbox instead and are served the
+/// same way, by the same rules; a loop started without a socket serves only those.
 ///
 /// Everything but `mailbox` is touched only by that thread.
 final class ServerLoop: JobRunner, @unchecked Sendable {
@@ -14,6 +16,16 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         case completion(Completion)
         /// Stop taking calls, finish those in flight until the deadline, and exit.
         case drain(until: MonotonicTime)
+        /// A request envelope from a caller in this process, and where its reply envelope goes.
+        case local(request: [UInt8], reply: @Sendable ([UInt8]) -> Void)
+    }
+
+    /// Where a call's reply goes.
+    enum ReplyPath {
+        /// Back through the ROUTER socket, with the caller's routing frames.
+        case socket([[UInt8]])
+        /// To a caller in this process (called on the loop thread; it must not block).
+        case local(@Sendable ([UInt8]) -> Void)
     }
 
     /// A finished handler's encoded reply.
@@ -25,7 +37,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     /// A call between its arrival and its reply.
     struct Call {
-        let routing: [[UInt8]]
+        let replyPath: ReplyPath
         let requestID: UInt64
         let method: String
         let arrived: MonotonicTime
@@ -106,26 +118,30 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         _ = mailbox.post(.drain(until: deadline))
     }
 
+    /// Hands the loop a request envelope from a caller in this process; `reply` gets the reply envelope, on the
+    /// loop thread. False when the loop has stopped (`reply` is never called then).
+    func serveLocal(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        mailbox.post(.local(request: request, reply: reply))
+    }
+
     // MARK: The loop thread
 
     /// Serves until drained. Runs on the loop's own thread.
     func run() {
-        guard let socket else { return }
-        var items = [
-            zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
-            zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
-        ]
+        var items = [zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0)]
+        if let socket { items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)) }
         while true {
-            receiveRequests(from: socket)
+            if let socket { receiveRequests(from: socket) }
             executor.run(mailbox.takeJobs())
             for message in mailbox.takeMessages() {
                 switch message {
-                case .completion(let completion): finish(completion, on: socket)
+                case .completion(let completion): finish(completion)
                 case .drain(let deadline): drainDeadline = min(drainDeadline ?? deadline, deadline)
+                case .local(let request, let reply): request.withUnsafeBytes { handleFrame(replyPath: .local(reply), body: $0) }
                 }
             }
             let now = MonotonicTime.now()
-            expireDeadlines(now: now, on: socket)
+            expireDeadlines(now: now)
             startQueuedCalls()
             if let drainDeadline {
                 draining.set()
@@ -133,16 +149,22 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             }
             waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
         }
-        abandonRemainingCalls(on: socket)
-        try? socket.set(ZMQ_LINGER, 1_000)  // let the last replies leave
-        socket.close()
-        executor.run(mailbox.close().jobs)
+        abandonRemainingCalls()
+        try? socket?.set(ZMQ_LINGER, 1_000)  // let the last replies leave
+        socket?.close()
+        let (messages, jobs) = mailbox.close()
+        for case .local(_, let reply) in messages {
+            var response = Plantguide_Rpc_V1_RpcResponse()
+            response.status = RPCError.shuttingDown("the server shut down before the call was taken").wireStatus
+            reply((try? response.serializedBytes()) ?? [])
+        }
+        executor.run(jobs)
     }
 
     private func waitForWork(_ items: inout [zmq_pollitem_t], until wakeUp: MonotonicTime?, now: MonotonicTime) {
         let timeout: Int = mailbox.prepareToSleep() ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
-        _ = zmq_poll(&items, 2, timeout)
-        mailbox.awake(signalled: items[1].revents != 0)
+        _ = zmq_poll(&items, Int32(items.count), timeout)
+        mailbox.awake(signalled: items[0].revents != 0)
     }
 
     private func nextWakeUp(drainDeadline: MonotonicTime?) -> MonotonicTime? {
@@ -153,7 +175,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         for _ in 0..<512 {
             let received: Bool
             do {
-                received = try socket.receive { routing, body in handleFrame(routing: routing, body: body, on: socket) } != nil
+                received = try socket.receive { routing, body in handleFrame(replyPath: .socket(routing), body: body) } != nil
             } catch {
                 logger.warning("receive failed", metadata: ["error": "\(error)"])
                 received = false
@@ -162,7 +184,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    private func handleFrame(routing: [[UInt8]], body: UnsafeRawBufferPointer, on socket: ZMQSocket) {
+    private func handleFrame(replyPath: ReplyPath, body: UnsafeRawBufferPointer) {
         switch EnvelopeLimits.check(body) {
         case .acceptable:
             break
@@ -172,8 +194,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             return
         case .refused(let id, let error):
             let now = MonotonicTime.now()
-            let call = Call(routing: routing, requestID: id, method: "", arrived: now, deadline: now, handler: nil)
-            return reply(to: call, error: error, on: socket)
+            let call = Call(replyPath: replyPath, requestID: id, method: "", arrived: now, deadline: now, handler: nil)
+            return reply(to: call, error: error)
         }
         let request: Plantguide_Rpc_V1_RpcRequest
         do {
@@ -186,7 +208,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let now = MonotonicTime.now()
         let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
         let call = Call(
-            routing: routing, requestID: request.id, method: request.method, arrived: now,
+            replyPath: replyPath, requestID: request.id, method: request.method, arrived: now,
             deadline: now.advanced(by: timeout), handler: router.handler(for: request.method), request: request, task: nil
         )
         if body.count > configuration.maxMessageSize {
@@ -194,16 +216,16 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
                 .resourceExhausted,
                 "request of \(body.count) bytes exceeds the server's limit of \(configuration.maxMessageSize) bytes"
             ).reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "message"])
-            return reply(to: call, error: error, on: socket)
+            return reply(to: call, error: error)
         }
         if let probe = router.probe(for: request.method) {
-            return answer(call, payload: request.payload, with: probe, on: socket)
+            return answer(call, payload: request.payload, with: probe)
         }
         if call.handler == nil {
-            return reply(to: call, error: RPCError.unknownMethod(request.method), on: socket)
+            return reply(to: call, error: RPCError.unknownMethod(request.method))
         }
         if draining.isSet {
-            return reply(to: call, error: .shuttingDown("the server is shutting down"), on: socket)
+            return reply(to: call, error: .shuttingDown("the server is shutting down"))
         }
         let sequence = nextSequence
         nextSequence += 1
@@ -219,7 +241,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             let error = RPCError(.resourceExhausted, "the server's queue is full; retry later")
                 .reason(RPCErrorReason.serverQueueFull, domain: RPCErrorReason.transportDomain)
                 .retry(after: .milliseconds(100))
-            return reply(to: call, error: error, on: socket)
+            return reply(to: call, error: error)
         }
         deadlines.compact(liveCount: calls.count) { calls[$0] != nil }
         deadlines.insert(call.deadline, sequence)
@@ -259,7 +281,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     /// Answers a probe (health, metrics) right here on the loop thread, ahead of admission: a full queue or busy
     /// handlers never fail or delay it.
-    private func answer(_ call: Call, payload: Data, with probe: RPCRouter.Probe, on socket: ZMQSocket) {
+    private func answer(_ call: Call, payload: Data, with probe: RPCRouter.Probe) {
         var response = Plantguide_Rpc_V1_RpcResponse()
         response.id = call.requestID
         var code = RPCError.Code.ok
@@ -270,7 +292,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             code = mapped.code
             response.status = mapped.wireStatus
         }
-        send((try? response.serializedBytes()) ?? [], to: call, on: socket)
+        send((try? response.serializedBytes()) ?? [], to: call)
         metrics.record(method: call.method, code: code, since: call.arrived)
     }
 
@@ -278,14 +300,14 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         while let sequence = admission.next() { start(sequence) }
     }
 
-    private func finish(_ completion: Completion, on socket: ZMQSocket) {
+    private func finish(_ completion: Completion) {
         guard let call = calls.removeValue(forKey: completion.sequence) else { return }  // timed out already
         admission.finished()
-        send(completion.reply, to: call, on: socket)
+        send(completion.reply, to: call)
         metrics.record(method: call.method, code: completion.code, since: call.arrived)
     }
 
-    private func expireDeadlines(now: MonotonicTime, on socket: ZMQSocket) {
+    private func expireDeadlines(now: MonotonicTime) {
         while let sequence = deadlines.popExpired(now: now) {
             guard let call = calls.removeValue(forKey: sequence) else { continue }
             if let task = call.task {
@@ -294,29 +316,35 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             } else if call.queued, let request = call.request {
                 admission.withdraw(sequence, bytes: request.payload.count)
             }
-            reply(to: call, error: RPCError(.deadlineExceeded, "deadline exceeded on the server"), on: socket)
+            reply(to: call, error: RPCError(.deadlineExceeded, "deadline exceeded on the server"))
         }
     }
 
-    private func abandonRemainingCalls(on socket: ZMQSocket) {
+    private func abandonRemainingCalls() {
         for (_, call) in calls {
             call.task?.cancel()
-            reply(to: call, error: .shuttingDown("the server shut down before the call finished"), on: socket)
+            reply(to: call, error: .shuttingDown("the server shut down before the call finished"))
         }
         calls.removeAll()
     }
 
-    private func reply(to call: Call, error: RPCError, on socket: ZMQSocket) {
+    private func reply(to call: Call, error: RPCError) {
         var response = Plantguide_Rpc_V1_RpcResponse()
         response.id = call.requestID
         response.status = error.wireStatus
-        send((try? response.serializedBytes()) ?? [], to: call, on: socket)
+        send((try? response.serializedBytes()) ?? [], to: call)
         metrics.record(method: call.handler != nil ? call.method : "unknown", code: error.code, since: call.arrived)
     }
 
-    private func send(_ reply: [UInt8], to call: Call, on socket: ZMQSocket) {
+    private func send(_ reply: [UInt8], to call: Call) {
+        let routing: [[UInt8]]
+        switch call.replyPath {
+        case .local(let deliver): return deliver(reply)
+        case .socket(let frames): routing = frames
+        }
+        guard let socket else { return }
         var result = ZMQSocket.SendResult.sent
-        for frame in call.routing {
+        for frame in routing {
             result = frame.withUnsafeBytes { socket.send($0, more: true) }
             guard case .sent = result else { break }
         }

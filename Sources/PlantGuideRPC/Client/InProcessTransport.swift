@@ -1,0 +1,104 @@
+import Foundation
+import PlantGuideProtos
+import Synchronization
+
+/// Calls to a server in the same process, with no socket: each request envelope goes into the server loop's
+/// mailbox and is served by the same rules as one from the network (envelope limits, health ahead of admission,
+/// the admission queue, the server's deadline, draining), and the reply envelope comes back the same way. For
+/// tests and compositions where the network is not the subject. Cancelling the calling task ends the call with
+/// CANCELLED at once, as over ZeroMQ (the handler runs on until the server's deadline for it).
+final class InProcessTransport: ClientTransport {
+    private let server: RPCServer
+    private let closed = Atomic<Bool>(false)
+
+    init(server: RPCServer) {
+        self.server = server
+    }
+
+    var executor: IOThreadExecutor { server.loopExecutor ?? IOThreadExecutor() }
+
+    func close() { closed.store(true, ordering: .relaxed) }
+
+    func waitUntilAllEndpointsReady(deadline: MonotonicTime) async -> Bool { server.loopExecutor != nil }
+
+    func send(_ envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool) async throws
+        -> Plantguide_Rpc_V1_RpcResponse
+    {
+        if Task.isCancelled { throw RPCError(.cancelled, "the call was cancelled") }
+        guard !closed.load(ordering: .relaxed) else { throw NoReadyEndpoint(error: RPCError(.unavailable, "the client is closed")) }
+        let now = MonotonicTime.now()
+        guard now < deadline else { throw RPCError(.deadlineExceeded, "deadline exceeded before the call was sent (in process)") }
+        let frame = Self.frame(envelope, method: method, timeoutMs: max(1, now.milliseconds(until: deadline)))
+        let reply = LocalReply()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                reply.attach(continuation)
+                let taken = server.serveLocal(frame) { bytes in
+                    reply.finish(Result {
+                        do {
+                            return try Plantguide_Rpc_V1_RpcResponse(serializedBytes: bytes)
+                        } catch {
+                            throw RPCError(.internal, "the server's reply envelope does not decode: \(error)")
+                        }
+                    })
+                }
+                if !taken { reply.finish(.failure(NoReadyEndpoint(error: RPCError(.unavailable, "the server is not running")))) }
+            }
+        } onCancel: {
+            reply.finish(.failure(RPCError(.cancelled, "the call was cancelled")))
+        }
+    }
+
+    /// The wire frame of an envelope, as ``ClientLoop`` writes it: id 1 (one call per reply path) and the timeout.
+    private static func frame(_ envelope: [UInt8], method: String, timeoutMs: UInt64) -> [UInt8] {
+        let call = ClientCall(envelope: envelope, method: method, deadline: MonotonicTime.now(), waitForReady: false)
+        call.wireID = 1
+        var frame = [UInt8](repeating: 0, count: call.frameSize(timeoutMs: timeoutMs))
+        frame.withUnsafeMutableBytes { call.writeFrame(into: $0, timeoutMs: timeoutMs) }
+        return frame
+    }
+}
+
+/// One in-process call's single resumption, whichever comes first: the reply, or the caller's cancellation
+/// (which may even come before the continuation is attached).
+private final class LocalReply: Sendable {
+    private enum State {
+        case waiting
+        case attached(CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>)
+        case finished(Result<Plantguide_Rpc_V1_RpcResponse, any Error>?)
+    }
+
+    private let state = Mutex(State.waiting)
+
+    func attach(_ continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>) {
+        let early: Result<Plantguide_Rpc_V1_RpcResponse, any Error>? = state.withLock { state in
+            switch state {
+            case .waiting:
+                state = .attached(continuation)
+                return nil
+            case .finished(let result):
+                state = .finished(nil)
+                return result
+            case .attached:
+                preconditionFailure("attached twice")
+            }
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func finish(_ result: Result<Plantguide_Rpc_V1_RpcResponse, any Error>) {
+        let continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>? = state.withLock { state in
+            switch state {
+            case .waiting:
+                state = .finished(result)
+                return nil
+            case .attached(let continuation):
+                state = .finished(nil)
+                return continuation
+            case .finished:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
+    }
+}
