@@ -32,7 +32,8 @@ struct CareDataRPCServiceTests {
             configuration: CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration), logger: logger)
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"), services: [service], logger: logger)
         TestResources.track(server)
-        let client = try RPCClient(target: try server.start())
+        try server.startInProcess()  // care data, not sockets, is the subject
+        let client = RPCClient(inProcess: server)
         return (server, client, trefle)
     }
 

@@ -22,7 +22,8 @@ struct PhotoRPCTests {
         var clientConfiguration = RPCClientConfiguration()
         clientConfiguration.maxMessageSize = 128 << 20
         TestResources.track(server)
-        let client = try RPCClient(target: try server.start(), configuration: clientConfiguration)
+        try server.startInProcess()  // photos, not sockets, are the subject
+        let client = RPCClient(inProcess: server, configuration: clientConfiguration)
         for (user, id) in [("a", "p1"), ("a", "p2"), ("b", "q1")] {
             _ = try await client.call(Methods.addPlant, .with { $0.plant.id = id; $0.plant.scientificName = "Ficus lyrata" }, options: caller(user))
         }

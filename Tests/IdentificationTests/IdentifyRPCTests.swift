@@ -30,7 +30,8 @@ struct IdentifyRPCTests {
         // 20 s deadline (DEADLINE_EXCEEDED instead of UNAVAILABLE, seen twice in full runs on a fresh machine).
         var clientConfiguration = RPCClientConfiguration()
         clientConfiguration.maxAttempts = 1
-        return (server, try RPCClient(target: try server.start(), configuration: clientConfiguration), plantnet)
+        try server.startInProcess()  // identification, not sockets, is the subject
+        return (server, RPCClient(inProcess: server, configuration: clientConfiguration), plantnet)
     }
 
     private func photos(_ count: Int = 2) throws -> [Plantguide_Identification_V1_IdentifyImage] {

@@ -41,7 +41,8 @@ struct OnDeviceIdentificationTests {
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
                                services: [IdentificationRPCService(identifier: identifier)], logger: logger)
         TestResources.track(server)
-        return (server, try RPCClient(target: try server.start()), plantnet)
+        try server.startInProcess()  // the model, not sockets, is the subject
+        return (server, RPCClient(inProcess: server), plantnet)
     }
 
     private func request(_ method: Plantguide_Identification_V1_IdentificationMethod, width: Int = 640, height: Int = 480)
