@@ -62,4 +62,5 @@ for index, row in enumerate(table):
 if not baseline:
     print()
     print("swift-rpc: handlers and callers on Swift's global pool (the default); swift-rpc-io: both on the sockets'")
-    print("I/O threads (RPCServerConfiguration.handlerExecution = .ioThread, RPCClient.executor).")
+    print("I/O threads (RPCServerConfiguration.handlerExecution = .ioThread, RPCClient.executor); swift-rpc-inproc:")
+    print("the same server and client in one process, calls through the server loop's mailbox with no socket.")

@@ -50,7 +50,8 @@ struct Serve: AsyncParsableCommand {
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Call the echo method in a closed loop and print a JSON result.")
 
-    @Option(help: "Server endpoint.") var target: String
+    @Option(help: "Server endpoint, or \"in-process\" for an echo server in this process reached with no socket.")
+    var target: String
     @Option(help: "Payload bytes per call.") var payload = 64
     @Option(help: "Calls in flight.") var inflight = 1
     @Option(help: "Seconds to measure.") var duration = 3.0
@@ -59,7 +60,22 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Name to report the results under.") var label = "swift-rpc"
 
     func run() async throws {
-        let client = try RPCClient(target: target)
+        var server: RPCServer?
+        let client: RPCClient
+        if target == RPCServer.inProcessEndpoint {
+            // The same server as `serve` (handlers on the global pool), called through its loop's mailbox: what the
+            // RPC layer costs without sockets, for comparison with the same calls over loopback TCP.
+            var logger = Logger(label: "plantguide-bench")
+            logger.logLevel = .warning
+            var configuration = RPCServerConfiguration(bindEndpoint: "tcp://127.0.0.1:0")
+            configuration.maxConcurrentCalls = 1_024
+            let echo = RPCServer(configuration: configuration, services: [EchoService()], logger: logger)
+            try echo.startInProcess()
+            server = echo
+            client = RPCClient(inProcess: echo)
+        } else {
+            client = try RPCClient(target: target)
+        }
         defer { client.close() }
         let request = Plantguide_Collection_V1_GetPhotoResponse.with { $0.data = Data(repeating: 0xAB, count: payload) }
         _ = try await client.call(BenchMethods.echo, request, options: .init(waitForReady: true))
@@ -70,6 +86,7 @@ struct Run: AsyncParsableCommand {
         let elapsed = clock.now - started
         let result = BenchResult(implementation: label, payload: payload, inflight: inflight, samples: samples, elapsed: elapsed)
         print(result.json)
+        await server?.shutdown()
     }
 
     private func load(_ client: RPCClient, _ request: Plantguide_Collection_V1_GetPhotoResponse, seconds: Double) async throws -> [Int64] {
