@@ -7,7 +7,7 @@ import PlantGuideProtos
 /// through `submit`; it sends each to the ready endpoint with the fewest outstanding calls, matches replies by
 /// id, and fails calls on deadline, cancellation, or the loss of their endpoint.
 final class ClientLoop: JobRunner, @unchecked Sendable {
-    enum Command {
+    enum Command: Sendable {
         case submit(ClientCall)
         case cancel(ClientCall)
         case endpoints(Result<[String], RPCError>)
@@ -28,6 +28,9 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
     private var deadlines = DeadlineHeap<ClientCall>()
     private var readinessWaiters: [(continuation: CheckedContinuation<Bool, Never>, deadline: MonotonicTime)] = []
     private var nextID: UInt64 = 1
+    /// The mailbox's jobs and commands of one turn (buffers kept from turn to turn).
+    private var jobs: [UnownedJob] = []
+    private var commands: [Command] = []
     private var balancer = LeastOutstanding()
     /// Nil until a DNS target is first resolved; its failure when resolution fails.
     private var resolution: Result<Void, RPCError>?
@@ -72,8 +75,10 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         var items: [zmq_pollitem_t] = []
         while !mailbox.isClosed {
             for endpoint in endpoints { receiveReplies(from: endpoint) }
-            executor.run(mailbox.takeJobs())
-            for command in mailbox.takeMessages() { handle(command) }
+            mailbox.takeJobs(into: &jobs)
+            executor.run(jobs)
+            mailbox.takeMessages(into: &commands)
+            for command in commands { handle(command) }
             applyConnectionEvents()
             let now = MonotonicTime.now()
             expireDeadlines(now: now)
@@ -93,7 +98,8 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         var timeout = 0
         if mailbox.prepareToSleep() {
             let now = MonotonicTime.now()
-            let wakeUp = ([deadlines.earliest] + readinessWaiters.map(\.deadline)).compactMap { $0 }.min()
+            var wakeUp = deadlines.earliest
+            for waiter in readinessWaiters { wakeUp = min(wakeUp ?? waiter.deadline, waiter.deadline) }
             timeout = wakeUp.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
         }
         _ = zmq_poll(&items, Int32(items.count), timeout)

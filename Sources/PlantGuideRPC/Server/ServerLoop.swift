@@ -11,7 +11,7 @@ import PlantGuideProtos
 /// Everything but `mailbox` is touched only by that thread.
 final class ServerLoop: JobRunner, @unchecked Sendable {
     /// What other threads tell the loop.
-    enum Message {
+    enum Message: Sendable {
         /// A handler finished.
         case completion(Completion)
         /// Stop taking calls, finish those in flight until the deadline, and exit.
@@ -35,8 +35,9 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let code: RPCError.Code
     }
 
-    /// A call between its arrival and its reply.
-    struct Call {
+    /// A call between its arrival and its reply. A class: the loop updates it in place while it sits in `calls`
+    /// (a struct this size was copied in and out of the dictionary on every update, allocating each time).
+    final class Call {
         let replyPath: ReplyPath
         let requestID: UInt64
         let method: String
@@ -48,6 +49,17 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         var task: Task<Void, Never>?
         /// Whether it waited in the admission queue before it started.
         var queued = false
+
+        init(replyPath: ReplyPath, requestID: UInt64, method: String, arrived: MonotonicTime, deadline: MonotonicTime,
+             handler: RPCRouter.ErasedHandler?, request: Plantguide_Rpc_V1_RpcRequest? = nil) {
+            self.replyPath = replyPath
+            self.requestID = requestID
+            self.method = method
+            self.arrived = arrived
+            self.deadline = deadline
+            self.handler = handler
+            self.request = request
+        }
     }
 
     let configuration: RPCServerConfiguration
@@ -62,6 +74,9 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     private var socket: ZMQSocket?
     private var calls: [UInt64: Call] = [:]
     private var admission: Admission<UInt64>
+    /// The mailbox's jobs and messages of one turn (buffers kept from turn to turn).
+    private var jobs: [UnownedJob] = []
+    private var messages: [Message] = []
     private var deadlines = DeadlineHeap<UInt64>()
     private var nextSequence: UInt64 = 0
     private var drainDeadline: MonotonicTime?
@@ -132,8 +147,10 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         if let socket { items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)) }
         while true {
             if let socket { receiveRequests(from: socket) }
-            executor.run(mailbox.takeJobs())
-            for message in mailbox.takeMessages() {
+            mailbox.takeJobs(into: &jobs)
+            executor.run(jobs)
+            mailbox.takeMessages(into: &messages)
+            for message in messages {
                 switch message {
                 case .completion(let completion): finish(completion)
                 case .drain(let deadline): drainDeadline = min(drainDeadline ?? deadline, deadline)
@@ -168,7 +185,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     private func nextWakeUp(drainDeadline: MonotonicTime?) -> MonotonicTime? {
-        [deadlines.earliest, drainDeadline].compactMap { $0 }.min()
+        guard let earliest = deadlines.earliest else { return drainDeadline }
+        return drainDeadline.map { min($0, earliest) } ?? earliest
     }
 
     private func receiveRequests(from socket: ZMQSocket) {
@@ -209,7 +227,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
         let call = Call(
             replyPath: replyPath, requestID: request.id, method: request.method, arrived: now,
-            deadline: now.advanced(by: timeout), handler: router.handler(for: request.method), request: request, task: nil
+            deadline: now.advanced(by: timeout), handler: router.handler(for: request.method), request: request
         )
         if body.count > configuration.maxMessageSize {
             let error = RPCError(
@@ -234,9 +252,8 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
             calls[sequence] = call
             start(sequence)
         case .queue:
-            var waiting = call
-            waiting.queued = true
-            calls[sequence] = waiting
+            call.queued = true
+            calls[sequence] = call
         case .refuse:
             let error = RPCError(.resourceExhausted, "the server's queue is full; retry later")
                 .reason(RPCErrorReason.serverQueueFull, domain: RPCErrorReason.transportDomain)
@@ -249,13 +266,13 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
 
     private func start(_ sequence: UInt64) {
         guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return admission.finished() }
-        calls[sequence]?.request = nil
+        call.request = nil
         let context = RPCServerContext(
             requestID: request.id, method: request.method, metadata: request.metadata,
             deadline: ContinuousClock.now.advanced(by: MonotonicTime.now().duration(until: call.deadline)),
             logger: logger
         )
-        calls[sequence]?.task = Task(executorPreference: handlerExecutor) { [self] in
+        call.task = Task(executorPreference: handlerExecutor) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
             var code = RPCError.Code.ok

@@ -3,7 +3,7 @@ import Synchronization
 /// What other threads hand to an I/O loop: messages of the loop's own kind and jobs of tasks that run on its
 /// thread. Posting wakes the loop (through its eventfd) only when it is about to sleep or sleeping, so a busy loop
 /// costs its producers a lock and an append, not a system call.
-final class LoopMailbox<Message>: @unchecked Sendable {
+final class LoopMailbox<Message: Sendable>: @unchecked Sendable {
     private struct State {
         var messages: [Message] = []
         var jobs: [UnownedJob] = []
@@ -29,21 +29,18 @@ final class LoopMailbox<Message>: @unchecked Sendable {
         deliver { $0.jobs.append(job) }
     }
 
-    /// Takes the queued jobs. Loop thread only. Run them before `takeMessages()`, so that what they post (a
-    /// handler's reply) is handled in the same turn of the loop.
-    func takeJobs() -> [UnownedJob] {
-        state.withLock { state in
-            defer { state.jobs.removeAll(keepingCapacity: true) }
-            return state.jobs
-        }
+    /// Moves the queued jobs into `taken` (emptied first). Loop thread only. Run them before taking the
+    /// messages, so that what they post (a handler's reply) is handled in the same turn of the loop. The two
+    /// buffers trade places, so a busy loop allocates nothing here.
+    func takeJobs(into taken: inout [UnownedJob]) {
+        taken.removeAll(keepingCapacity: true)
+        state.withLock { swap(&$0.jobs, &taken) }
     }
 
-    /// Takes the queued messages. Loop thread only.
-    func takeMessages() -> [Message] {
-        state.withLock { state in
-            defer { state.messages.removeAll(keepingCapacity: true) }
-            return state.messages
-        }
+    /// Moves the queued messages into `taken` (emptied first). Loop thread only; allocates nothing, as above.
+    func takeMessages(into taken: inout [Message]) {
+        taken.removeAll(keepingCapacity: true)
+        state.withLock { swap(&$0.messages, &taken) }
     }
 
     /// Marks the loop as going to sleep unless something is queued or it is closed; returns whether it may
