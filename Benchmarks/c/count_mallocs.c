@@ -18,18 +18,20 @@ extern void *__libc_memalign(size_t, size_t);
 
 static atomic_ulong allocations;
 
-void *malloc(size_t size) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); return __libc_malloc(size); }
-void *calloc(size_t count, size_t size) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); return __libc_calloc(count, size); }
-void *realloc(void *pointer, size_t size) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); return __libc_realloc(pointer, size); }
+static inline void count(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+
+void *malloc(size_t size) { count(); return __libc_malloc(size); }
+void *calloc(size_t number, size_t size) { count(); return __libc_calloc(number, size); }
+void *realloc(void *pointer, size_t size) { count(); return __libc_realloc(pointer, size); }
+void *aligned_alloc(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
+void *memalign(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
 int posix_memalign(void **out, size_t alignment, size_t size) {
-  atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
-  void *p = __libc_memalign(alignment, size);
-  if (!p) return 12;
-  *out = p;
+  count();
+  void *pointer = __libc_memalign(alignment, size);
+  if (!pointer) return 12; /* ENOMEM */
+  *out = pointer;
   return 0;
 }
-void *aligned_alloc(size_t alignment, size_t size) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); return __libc_memalign(alignment, size); }
-void *memalign(size_t alignment, size_t size) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); return __libc_memalign(alignment, size); }
 
 /* Writes the count to $COUNT_MALLOCS_OUT (else stderr) with system calls only: safe in a signal handler. */
 static void write_count(void) {
