@@ -27,13 +27,11 @@ struct ReadmeClientExamplesTests {
         for line in lines {
             for command in try Self.commands(line) {
                 ran += 1
-                var environment = ["PLANTGUIDE_CONFIG": folder.appendingPathComponent("config.json").path, "PLANTGUIDE_URL": "", "PLANTGUIDE_TOKEN": ""]
-                for (name, value) in command.environment {
-                    environment[name] = value
-                    // "as bob": a second person, with their own token and no saved login.
-                    environment.merge(["PLANTGUIDE_CONFIG": folder.appendingPathComponent("none.json").path, "PLANTGUIDE_URL": base,
-                                       "PLANTGUIDE_TOKEN": bob]) { $1 }
-                }
+                // A line that sets variables ("as bob") runs as a second person, with their own token and no saved login.
+                let environment = command.environment.isEmpty
+                    ? ["PLANTGUIDE_CONFIG": folder.appendingPathComponent("config.json").path, "PLANTGUIDE_URL": "", "PLANTGUIDE_TOKEN": ""]
+                    : command.environment.merging(["PLANTGUIDE_CONFIG": folder.appendingPathComponent("none.json").path,
+                                                   "PLANTGUIDE_URL": base, "PLANTGUIDE_TOKEN": bob]) { $1 }
                 let arguments = command.arguments.dropFirst().map { argument in
                     if argument == "pg_..." { return ana }
                     if argument == "http://127.0.0.1:7080" { return base }
@@ -41,13 +39,15 @@ struct ReadmeClientExamplesTests {
                     return argument.replacingOccurrences(of: "2026-11-24", with: today)
                 }
                 #expect(command.arguments.first == "plantguide", "\(line)")
-                var outcome = try await ChildProcess.run(BuildProducts.url(of: "plantguide"), Array(arguments), environment: environment,
-                                                         mergingStandardError: true)
+                func run() async throws -> ChildProcess.Outcome {
+                    try await ChildProcess.run(BuildProducts.url(of: "plantguide"), Array(arguments), environment: environment,
+                                               mergingStandardError: true)
+                }
+                var outcome = try await run()
                 // The gateway's HTTP front may still be starting when the first line (login) runs.
                 for _ in 0..<50 where outcome.status == 2 {
                     try await Task.sleep(for: .milliseconds(100))
-                    outcome = try await ChildProcess.run(BuildProducts.url(of: "plantguide"), Array(arguments), environment: environment,
-                                                         mergingStandardError: true)
+                    outcome = try await run()
                 }
                 #expect(outcome.status == 0, "README: \(line)\n\(outcome.output)")
             }

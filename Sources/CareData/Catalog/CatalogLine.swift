@@ -28,32 +28,24 @@ enum CatalogLine {
             guard let value = seasonCodes[String(season)] else { throw fail("unknown season '\(season)'") }
             seasons.append(value)
         }
-        // Dormant seasons (outside the active months) get half as much water, like the Trefle mapping does.
-        let growing = Set(active.map(Season.init(month:)))
-        let adjustments = Dictionary(uniqueKeysWithValues: Season.allCases.filter { !growing.contains($0) }.map { ($0, 2.0) })
         guard ["house", "balcony", "garden", "herb", "vegetable"].contains(fields[3]) else {
             throw fail("unknown category '\(fields[3])'")
         }
         let harvest = try harvest(fields[17], family: fields[2], category: fields[3], active: active, fail)
         var notes = fields[18].isEmpty ? [] : [fields[18]]
         let toxicity = try code(15, toxicities, "toxicity")
-        if let harvest {
-            if let note = CropCare.toxicityNote(edibleParts: harvest.edibleParts, toxicity: toxicity) { notes.append(note) }
-        } else if toxicity == .unknown {
-            notes.append("Toxicity unknown: keep away from pets and small children to be safe.")
-        }
+        if let note = CropCare.toxicityNote(edibleParts: harvest?.edibleParts, toxicity: toxicity) { notes.append(note) }
         let fertilizer = FertilizerSchedule(frequency: try code(10, fertilizers, "fertiliser"),
                                             type: try code(11, fertilizerTypes, "fertiliser type"), activeMonths: active)
         if let harvest, !CropCare.agrees(fertilizer, with: harvest.crop) {
-            throw fail("a \(harvest.crop.rawValue) crop is fed \(CropCare.feed(harvest.crop).rawValue)"
-                + (harvest.crop == .root || harvest.crop == .herb ? ", at most monthly" : "") + " (CropCare)")
+            throw fail(CropCare.feedingRule(harvest.crop) + " (CropCare)")
         }
         let care = CareInfo(
             scientificName: name.canonical,
             commonNames: fields[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) },
             family: fields[2], genus: name.genus,
             light: LightRequirement(level: light, hoursPerDay: lightHours[light] ?? 6),
-            watering: WateringSchedule(frequency: frequency, amount: amount, seasonalAdjustments: adjustments),
+            watering: WateringSchedule(frequency: frequency, amount: amount, seasonalAdjustments: WateringSchedule.dormantAdjustments(growingMonths: active)),
             temperature: TemperatureRange(minimumCelsius: minimum, maximumCelsius: maximum,
                                           optimalCelsius: min(max((minimum + maximum) / 2, 15), 27)),
             fertilizer: fertilizer,

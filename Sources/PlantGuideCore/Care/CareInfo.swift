@@ -93,6 +93,13 @@ public struct WateringSchedule: Hashable, Sendable, Codable {
         self.seasonalAdjustments = seasonalAdjustments
     }
 
+    /// Half as often (×2) in each season with no growing month; winter alone when the growing months are unknown.
+    public static func dormantAdjustments(growingMonths: [Int]) -> [Season: Double] {
+        guard !growingMonths.isEmpty else { return [.winter: 2] }
+        let growing = Set(growingMonths.map(Season.init(month:)))
+        return Dictionary(uniqueKeysWithValues: Season.allCases.filter { !growing.contains($0) }.map { ($0, 2.0) })
+    }
+
     /// Weekly, moderate, half as often in winter.
     public static let `default` = WateringSchedule(frequency: .weekly, amount: .moderate, seasonalAdjustments: [.winter: 2])
 }

@@ -62,12 +62,16 @@ public enum CropCare {
     /// monthly); root crops and herbs at most monthly, herbs of lean soils (≤ 3) not at all.
     public static func frequency(_ kind: CropKind, nutriments: Int?) -> FertilizerFrequency {
         let base = FertilizerFrequency(soilNutriments: nutriments)
+        let atMostMonthly: FertilizerFrequency = base == .quarterly ? .quarterly : .monthly
         switch kind {
         case .leaf, .fruit: return base
-        case .root: return base == .quarterly ? .quarterly : .monthly
-        case .herb: return (nutriments ?? 5) <= 3 ? .none : base == .quarterly ? .quarterly : .monthly
+        case .root: return atMostMonthly
+        case .herb: return (nutriments ?? 5) <= 3 ? .none : atMostMonthly
         }
     }
+
+    /// Whether `kind` is fed at most monthly (root crops and herbs).
+    static func feedsAtMostMonthly(_ kind: CropKind) -> Bool { kind == .root || kind == .herb }
 
     /// The months to feed in: the growing months (March–September when unknown); a fruit crop from its first
     /// flowering month to the last month it grows, flowers or fruits.
@@ -89,9 +93,13 @@ public enum CropCare {
         return growing.filter { $0 >= ready }
     }
 
-    /// What to say about toxicity for a plant people eat, instead of the default "keep away" warning: nothing when
-    /// it is rated not toxic; else which parts are eaten and how toxic the plant is rated.
-    public static func toxicityNote(edibleParts: [String], toxicity: Toxicity) -> String? {
+    /// What to say about toxicity. A plant not eaten (`edibleParts` nil) whose toxicity is unknown gets the
+    /// "keep away" warning; a plant people eat never does: nothing when it is rated not toxic, else which parts are
+    /// eaten and how toxic the plant is rated.
+    public static func toxicityNote(edibleParts: [String]?, toxicity: Toxicity) -> String? {
+        guard let edibleParts else {
+            return toxicity == .unknown ? "Toxicity unknown: keep away from pets and small children to be safe." : nil
+        }
         let parts = edibleParts.isEmpty ? "the harvested parts" : "the " + edibleParts.joined(separator: " and ")
         switch toxicity {
         case .none: return nil
@@ -106,6 +114,11 @@ public enum CropCare {
     /// crops and herbs no feeding more often than monthly.
     public static func agrees(_ schedule: FertilizerSchedule, with kind: CropKind) -> Bool {
         guard schedule.type == feed(kind) else { return false }
-        return kind == .leaf || kind == .fruit || ![.weekly, .biweekly].contains(schedule.frequency)
+        return !feedsAtMostMonthly(kind) || ![.weekly, .biweekly].contains(schedule.frequency)
+    }
+
+    /// The rule ``agrees(_:with:)`` checks, in words: "a root crop is fed low_nitrogen, at most monthly".
+    public static func feedingRule(_ kind: CropKind) -> String {
+        "a \(kind.rawValue) crop is fed \(feed(kind).rawValue)" + (feedsAtMostMonthly(kind) ? ", at most monthly" : "")
     }
 }

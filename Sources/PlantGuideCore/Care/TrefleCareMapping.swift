@@ -59,10 +59,15 @@ public enum TrefleCareMapping {
     /// What a crop gives and when: its edible parts, the days to harvest (rounded) and the harvest months.
     public static func harvest(_ species: TrefleSpecies, crop: CropKind) -> Harvest {
         let growth = species.growth ?? TrefleSpecies.Growth()
-        let days = growth.daysToHarvest.flatMap { $0.isFinite && $0 > 0 && $0 < 3_650 ? Int($0.rounded()) : nil }
+        let days = daysToHarvest(growth)
         return Harvest(
             crop: crop, edibleParts: species.edibleParts, daysToHarvest: days,
             months: CropCare.harvestMonths(growth: months(growth.growthMonths), fruit: months(growth.fruitMonths), daysToHarvest: days))
+    }
+
+    /// `days_to_harvest` rounded to whole days; nil when missing or not a plausible number (over ten years).
+    public static func daysToHarvest(_ growth: TrefleSpecies.Growth) -> Int? {
+        growth.daysToHarvest.flatMap { $0.isFinite && $0 > 0 && $0 < 3_650 ? Int($0.rounded()) : nil }
     }
 
     /// Light 0–10 (lux on a log scale) to a level and hours of light.
@@ -78,15 +83,9 @@ public enum TrefleCareMapping {
 
     /// Watering frequency and amount, and the seasons in which to water less.
     public static func watering(_ growth: TrefleSpecies.Growth) -> WateringSchedule {
-        let activeMonths = months(growth.growthMonths)
-        var adjustments: [Season: Double] = [.winter: 2]
-        if !activeMonths.isEmpty {
-            let growing = Set(activeMonths.map(Season.init(month:)))
-            adjustments = Dictionary(uniqueKeysWithValues: Season.allCases.filter { !growing.contains($0) }.map { ($0, 2.0) })
-        }
-        return WateringSchedule(
+        WateringSchedule(
             frequency: wateringFrequency(growth), amount: wateringAmount(growth.soilHumidity),
-            seasonalAdjustments: adjustments)
+            seasonalAdjustments: WateringSchedule.dormantAdjustments(growingMonths: months(growth.growthMonths)))
     }
 
     /// From soil humidity (what the roots want) when known: 0–1 monthly, 2–3 biweekly, 4–5 weekly, 6–7 twice

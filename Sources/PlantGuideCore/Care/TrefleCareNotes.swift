@@ -9,11 +9,10 @@ public enum TrefleCareNotes {
         if let description = growth.description?.trimmed { notes.append(description) }
         if let sowing = growth.sowing?.trimmed { notes.append("Sowing: \(sowing)") }
         if let spacing = spacing(growth) { notes.append(spacing) }
-        let toxicity = TrefleCareMapping.toxicity(species.specifications?.toxicity)
-        if crop != nil || species.edible == true {
-            if let note = CropCare.toxicityNote(edibleParts: species.edibleParts, toxicity: toxicity) { notes.append(note) }
-        } else if toxicity == .unknown {
-            notes.append("Toxicity unknown: keep away from pets and small children to be safe.")
+        let eaten = crop != nil || species.edible == true
+        if let note = CropCare.toxicityNote(edibleParts: eaten ? species.edibleParts : nil,
+                                            toxicity: TrefleCareMapping.toxicity(species.specifications?.toxicity)) {
+            notes.append(note)
         }
         let defaulted = defaultedFields(species, crop: crop)
         if !defaulted.isEmpty {
@@ -43,7 +42,7 @@ public enum TrefleCareNotes {
         let bloomMonths = TrefleCareMapping.months(growth.bloomMonths)
         let fruitMonths = TrefleCareMapping.months(growth.fruitMonths)
         let feedingMonthsKnown = crop == nil ? !(growthMonths.isEmpty && bloomMonths.isEmpty) : !growthMonths.isEmpty
-        let harvestDays = crop.flatMap { TrefleCareMapping.harvest(species, crop: $0).daysToHarvest }
+        let harvestDays = crop == nil ? nil : TrefleCareMapping.daysToHarvest(growth)
         let checks: [(String, Bool)] = [
             ("light", growth.light != nil),
             ("watering frequency", growth.soilHumidity != nil || growth.minimumPrecipitation?.mm != nil

@@ -62,16 +62,19 @@ final class InProcessTransport: ClientTransport {
 /// One in-process call's single resumption, whichever comes first: the reply, or the caller's cancellation
 /// (which may even come before the continuation is attached).
 private final class LocalReply: Sendable {
+    typealias Reply = Result<Plantguide_Rpc_V1_RpcResponse, any Error>
+    typealias Waiter = CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>
+
     private enum State {
         case waiting
-        case attached(CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>)
-        case finished(Result<Plantguide_Rpc_V1_RpcResponse, any Error>?)
+        case attached(Waiter)
+        case finished(Reply?)
     }
 
     private let state = Mutex(State.waiting)
 
-    func attach(_ continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>) {
-        let early: Result<Plantguide_Rpc_V1_RpcResponse, any Error>? = state.withLock { state in
+    func attach(_ continuation: Waiter) {
+        let early: Reply? = state.withLock { state in
             switch state {
             case .waiting:
                 state = .attached(continuation)
@@ -86,8 +89,8 @@ private final class LocalReply: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    func finish(_ result: Result<Plantguide_Rpc_V1_RpcResponse, any Error>) {
-        let continuation: CheckedContinuation<Plantguide_Rpc_V1_RpcResponse, any Error>? = state.withLock { state in
+    func finish(_ result: Reply) {
+        let continuation: Waiter? = state.withLock { state in
             switch state {
             case .waiting:
                 state = .finished(result)

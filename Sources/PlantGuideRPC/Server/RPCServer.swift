@@ -120,17 +120,15 @@ public final class RPCServer: Service, Sendable {
 
     /// Hands a request envelope of an in-process caller to the running loop; false when the server is not running.
     func serveLocal(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        guard let loop = state.withLock({ state -> ServerLoop? in
-            if case .running(let loop, _, _) = state { return loop }
-            return nil
-        }) else { return false }
-        return loop.serveLocal(request, reply: reply)
+        runningLoop?.serveLocal(request, reply: reply) ?? false
     }
 
     /// The loop thread as a task executor, while the server runs.
-    var loopExecutor: IOThreadExecutor? {
+    var loopExecutor: IOThreadExecutor? { runningLoop?.executor }
+
+    private var runningLoop: ServerLoop? {
         state.withLock { state in
-            if case .running(let loop, _, _) = state { return loop.executor }
+            if case .running(let loop, _, _) = state { return loop }
             return nil
         }
     }
