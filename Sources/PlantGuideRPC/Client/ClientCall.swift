@@ -1,8 +1,8 @@
 import Foundation
 import PlantGuideProtos
 
-/// One attempt of a call, from submission to its single resumption. After submission only the client loop's
-/// thread touches it.
+/// One attempt of a call, from submission to its single resumption. After submission only the RPC I/O thread
+/// touches it.
 final class ClientCall: @unchecked Sendable {
     /// The serialized `RpcRequest` without its id and timeout, which the loop adds when it sends.
     let envelope: [UInt8]

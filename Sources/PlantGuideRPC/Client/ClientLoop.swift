@@ -3,10 +3,10 @@ import Foundation
 import Logging
 import PlantGuideProtos
 
-/// The thread that owns a client's sockets (one DEALER per endpoint, and their monitors). Callers hand it calls
-/// through `submit`; it sends each to the ready endpoint with the fewest outstanding calls, matches replies by
-/// id, and fails calls on deadline, cancellation, or the loss of their endpoint.
-final class ClientLoop: JobRunner, @unchecked Sendable {
+/// A client's sockets (one DEALER per endpoint, and their monitors), served on the process's ``IOThread``.
+/// Callers hand it calls through `submit`; it sends each to the ready endpoint with the fewest outstanding calls,
+/// matches replies by id, and fails calls on deadline, cancellation, or the loss of their endpoint.
+final class ClientLoop: IOThreadParticipant, @unchecked Sendable {
     enum Command: Sendable {
         case submit(ClientCall)
         case cancel(ClientCall)
@@ -19,18 +19,18 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
     let configuration: RPCClientConfiguration
     let logger: Logger
     let mailbox: LoopMailbox<Command>
-    let executor = IOThreadExecutor()
+    let thread: IOThread
 
-    // Loop thread only:
+    // The I/O thread only:
     private var endpoints: [ClientEndpoint] = []
     private var pending: [UInt64: ClientCall] = [:]
     private var waiting: [ClientCall] = []
     private var deadlines = DeadlineHeap<ClientCall>()
     private var readinessWaiters: [(continuation: CheckedContinuation<Bool, Never>, deadline: MonotonicTime)] = []
     private var nextID: UInt64 = 1
-    /// The mailbox's jobs and commands of one turn (buffers kept from turn to turn).
-    private var jobs: [UnownedJob] = []
+    /// The mailbox's commands of one turn (a buffer kept from turn to turn).
     private var commands: [Command] = []
+    private var started = false
     private var balancer = LeastOutstanding()
     /// Nil until a DNS target is first resolved; its failure when resolution fails.
     private var resolution: Result<Void, RPCError>?
@@ -40,24 +40,23 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         mailbox = try LoopMailbox()
-        executor.attach(self)
+        thread = try IOThread.shared()
     }
 
     // MARK: Other threads
+
+    /// Starts serving on the I/O thread.
+    func start() {
+        thread.adopt(self)
+    }
 
     func submit(_ command: Command) {
         if !mailbox.post(command) { Self.refuse(command) }
     }
 
-    func enqueueJob(_ job: UnownedJob) -> Bool {
-        mailbox.post(job: job)
-    }
-
-    /// Stops the loop; what was still queued is refused here, jobs go to the global pool.
+    /// Stops the loop; what was still queued is refused here, the rest on the I/O thread.
     func close() {
-        let (commands, jobs) = mailbox.close()
-        for command in commands { Self.refuse(command) }
-        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        for command in mailbox.close().messages { Self.refuse(command) }
     }
 
     private static func refuse(_ command: Command) {
@@ -68,43 +67,42 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    // MARK: The loop thread
+    // MARK: The I/O thread
 
-    func run() {
-        if case .endpoints(let list) = target { reconcile(with: .success(list)) }
-        var items: [zmq_pollitem_t] = []
-        while !mailbox.isClosed {
-            for endpoint in endpoints { receiveReplies(from: endpoint) }
-            mailbox.takeJobs(into: &jobs)
-            executor.run(jobs)
-            mailbox.takeMessages(into: &commands)
-            for command in commands { handle(command) }
-            applyConnectionEvents()
-            let now = MonotonicTime.now()
-            expireDeadlines(now: now)
-            resolveReadinessWaiters(now: now)
-            waitForWork(&items)
+    func turn() -> Bool {
+        guard !mailbox.isClosed else { return false }
+        if !started {
+            started = true
+            if case .endpoints(let list) = target { reconcile(with: .success(list)) }
         }
-        shutDown()
+        for endpoint in endpoints { receiveReplies(from: endpoint) }
+        mailbox.takeMessages(into: &commands)
+        for command in commands { handle(command) }
+        applyConnectionEvents()
+        let now = MonotonicTime.now()
+        expireDeadlines(now: now)
+        resolveReadinessWaiters(now: now)
+        return true
     }
 
-    private func waitForWork(_ items: inout [zmq_pollitem_t]) {
-        items.removeAll(keepingCapacity: true)
-        items.append(zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
+    var nextWakeUp: MonotonicTime? {
+        var wakeUp = deadlines.earliest
+        for waiter in readinessWaiters { wakeUp = min(wakeUp ?? waiter.deadline, waiter.deadline) }
+        return wakeUp
+    }
+
+    func appendSockets(to items: inout [zmq_pollitem_t]) {
         for endpoint in endpoints {
             items.append(zmq_pollitem_t(socket: endpoint.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
             items.append(zmq_pollitem_t(socket: endpoint.monitor.socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
         }
-        var timeout = 0
-        if mailbox.prepareToSleep() {
-            let now = MonotonicTime.now()
-            var wakeUp = deadlines.earliest
-            for waiter in readinessWaiters { wakeUp = min(wakeUp ?? waiter.deadline, waiter.deadline) }
-            timeout = wakeUp.map { Int(min(now.milliseconds(until: $0), 1_000)) } ?? 1_000
-        }
-        _ = zmq_poll(&items, Int32(items.count), timeout)
-        mailbox.awake(signalled: items[0].revents != 0)
     }
+
+    var wakeDescriptor: Int32 { mailbox.wake.descriptor }
+
+    func mailboxMayBlock() -> Bool { mailbox.prepareToSleep() }
+
+    func mailboxAwake(signalled: Bool) { mailbox.awake(signalled: signalled) }
 
     private func handle(_ command: Command) {
         switch command {
@@ -281,7 +279,7 @@ final class ClientLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    private func shutDown() {
+    func finish() {
         let closedError = RPCError(.unavailable, "the client is closed")
         for call in pending.values { call.fail(closedError) }
         for call in waiting { call.fail(closedError) }

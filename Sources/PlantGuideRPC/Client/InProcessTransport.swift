@@ -15,7 +15,7 @@ final class InProcessTransport: ClientTransport {
         self.server = server
     }
 
-    var executor: IOThreadExecutor { server.loopExecutor ?? IOThreadExecutor() }
+    var executor: IOThreadExecutor { server.loopExecutor ?? IOThread.runningExecutor ?? IOThreadExecutor() }
 
     func close() { closed.store(true, ordering: .relaxed) }
 

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PlantGuideProtos
 
-/// Calls over ZeroMQ: one DEALER socket per endpoint of the target, owned by the client's loop thread
+/// Calls over ZeroMQ: one DEALER socket per endpoint of the target, served on the process's RPC I/O thread
 /// (``ClientLoop``), and for a `dns:///` target a thread that looks the name up again every refresh interval.
 final class ZeroMQTransport: ClientTransport {
     private let loop: ClientLoop
@@ -10,16 +10,13 @@ final class ZeroMQTransport: ClientTransport {
 
     init(target: RPCTarget, configuration: RPCClientConfiguration, logger: Logger) throws {
         loop = try ClientLoop(target: target, configuration: configuration, logger: logger)
-        let loop = self.loop
-        let thread = Thread { loop.run() }
-        thread.name = "plantguide-rpc-client"
-        thread.start()
+        loop.start()
         if case .dns(let host, let port) = target {
             startResolver(host: host, port: port, interval: configuration.dnsRefreshInterval)
         }
     }
 
-    var executor: IOThreadExecutor { loop.executor }
+    var executor: IOThreadExecutor { loop.thread.executor }
 
     func close() {
         resolverStop.signal()

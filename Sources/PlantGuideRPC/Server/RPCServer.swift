@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// A PlantGuide RPC server: a ZeroMQ ROUTER socket serving the methods of some ``RPCService``s, plus health
-/// and metrics. One thread owns the socket; handlers run as tasks.
+/// and metrics. The process's RPC I/O thread serves the socket; handlers run as tasks.
 ///
 /// ```swift
 /// let server = RPCServer(
@@ -67,8 +67,8 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    /// Binds the socket and starts serving on a new thread. Never waits: binding is one quick system call made
-    /// here, and the loop thread takes the bound socket over.
+    /// Binds the socket and starts serving it on the process's RPC I/O thread. Never waits: binding is one quick
+    /// system call made here, and the I/O thread takes the bound socket over.
     /// - Returns: the bound endpoint.
     /// - Throws: ``RPCError`` with UNAVAILABLE when the endpoint cannot be bound (address in use, bad endpoint),
     ///   FAILED_PRECONDITION when the server was started before.
@@ -98,19 +98,15 @@ public final class RPCServer: Service, Sendable {
         let endpoint: String
         do {
             loop = try ServerLoop(
-                configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger)
+                configuration: configuration, router: router, metrics: metrics, draining: draining, logger: logger,
+                finished: { [self] in loopFinished() })
             endpoint = binding ? try loop.bind() : Self.inProcessEndpoint
         } catch {
             state.withLock { $0 = .stopped }
             throw RPCError(.unavailable, "cannot bind \(configuration.bindEndpoint): \(error)", cause: error)
         }
         state.withLock { $0 = .running(loop, endpoint: endpoint, finished: []) }
-        let thread = Thread { [self] in
-            loop.run()
-            loopFinished()
-        }
-        thread.name = "plantguide-rpc-server"
-        thread.start()
+        loop.start()
         logger.info("serving", metadata: ["plantguide.rpc.endpoint": "\(endpoint)"])
         return endpoint
     }
@@ -123,8 +119,8 @@ public final class RPCServer: Service, Sendable {
         runningLoop?.serveLocal(request, reply: reply) ?? false
     }
 
-    /// The loop thread as a task executor, while the server runs.
-    var loopExecutor: IOThreadExecutor? { runningLoop?.executor }
+    /// The I/O thread as a task executor, while the server runs.
+    var loopExecutor: IOThreadExecutor? { runningLoop?.thread.executor }
 
     private var runningLoop: ServerLoop? {
         state.withLock { state in

@@ -3,13 +3,13 @@ import Foundation
 import Logging
 import PlantGuideProtos
 
-/// The thread that owns a server's ROUTER socket: it receives requests, starts handlers as tasks (at most
-/// `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the replies the tasks post back.
-/// Requests of in-process callers (``InProcessTransport``) come through its mailbox instead and are served the
-/// same way, by the same rules; a loop started without a socket serves only those.
+/// A server's ROUTER socket and its calls, served on the process's ``IOThread``: it receives requests, starts
+/// handlers as tasks (at most `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the
+/// replies the tasks post back. Requests of in-process callers (``InProcessTransport``) come through its mailbox
+/// instead and are served the same way, by the same rules; a loop started without a socket serves only those.
 ///
-/// Everything but `mailbox` is touched only by that thread.
-final class ServerLoop: JobRunner, @unchecked Sendable {
+/// Everything but `mailbox` is touched only by the I/O thread.
+final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     /// What other threads tell the loop.
     enum Message: Sendable {
         /// A handler finished.
@@ -24,7 +24,7 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     enum ReplyPath {
         /// Back through the ROUTER socket, with the caller's routing frames.
         case socket([[UInt8]])
-        /// To a caller in this process (called on the loop thread; it must not block).
+        /// To a caller in this process (called on the I/O thread; it must not block).
         case local(@Sendable ([UInt8]) -> Void)
     }
 
@@ -67,23 +67,24 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     let mailbox: LoopMailbox<Message>
-    let executor = IOThreadExecutor()
+    let thread: IOThread
     /// Set by the loop when it starts draining; read by health checks.
     let draining: DrainingFlag
 
     private var socket: ZMQSocket?
     private var calls: [UInt64: Call] = [:]
     private var admission: Admission<UInt64>
-    /// The mailbox's jobs and messages of one turn (buffers kept from turn to turn).
-    private var jobs: [UnownedJob] = []
+    /// The mailbox's messages of one turn (a buffer kept from turn to turn).
     private var messages: [Message] = []
     private var deadlines = DeadlineHeap<UInt64>()
     private var nextSequence: UInt64 = 0
     private var drainDeadline: MonotonicTime?
+    private let finished: @Sendable () -> Void
 
+    /// - Parameter finished: called on the I/O thread once the loop has drained and closed its socket.
     init(
         configuration: RPCServerConfiguration, router: RPCRouter, metrics: ServerMetrics, draining: DrainingFlag,
-        logger: Logger
+        logger: Logger, finished: @escaping @Sendable () -> Void
     ) throws {
         self.configuration = configuration
         self.router = router
@@ -92,14 +93,15 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         self.logger = logger
         admission = Admission(maxRunning: configuration.maxConcurrentCalls, maxQueued: configuration.maxQueuedCalls,
                               maxQueuedBytes: configuration.maxQueuedBytes)
+        self.finished = finished
         mailbox = try LoopMailbox()
-        executor.attach(self)
+        thread = try IOThread.shared()
     }
 
     // MARK: Other threads
 
-    /// Creates and binds the socket; call once, before `run()` (whose thread then owns the socket: starting a
-    /// thread is the full memory barrier libzmq asks for when a socket changes threads). Returns the bound endpoint.
+    /// Creates and binds the socket; call once, before `start()` hands it to the I/O thread. Returns the bound
+    /// endpoint.
     func bind() throws -> String {
         let socket = try ZMQSocket(type: ZMQ_ROUTER)
         try socket.set(ZMQ_ROUTER_MANDATORY, 1)
@@ -119,13 +121,14 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         return socket.lastEndpoint
     }
 
+    /// Starts serving on the I/O thread.
+    func start() {
+        thread.adopt(self)
+    }
+
     /// Called by handler tasks with their reply (dropped if the loop has stopped).
     func complete(_ completion: Completion) {
         _ = mailbox.post(.completion(completion))
-    }
-
-    func enqueueJob(_ job: UnownedJob) -> Bool {
-        mailbox.post(job: job)
     }
 
     /// Asks the loop to stop taking calls, finish those in flight until `deadline`, and exit.
@@ -134,60 +137,58 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
     }
 
     /// Hands the loop a request envelope from a caller in this process; `reply` gets the reply envelope, on the
-    /// loop thread. False when the loop has stopped (`reply` is never called then).
+    /// I/O thread. False when the loop has stopped (`reply` is never called then).
     func serveLocal(_ request: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
         mailbox.post(.local(request: request, reply: reply))
     }
 
-    // MARK: The loop thread
+    // MARK: The I/O thread
 
-    /// Serves until drained. Runs on the loop's own thread.
-    func run() {
-        var items = [zmq_pollitem_t(socket: nil, fd: mailbox.wake.descriptor, events: Int16(ZMQ_POLLIN), revents: 0)]
-        if let socket { items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)) }
-        while true {
-            if let socket { receiveRequests(from: socket) }
-            mailbox.takeJobs(into: &jobs)
-            executor.run(jobs)
-            mailbox.takeMessages(into: &messages)
-            for message in messages {
-                switch message {
-                case .completion(let completion): finish(completion)
-                case .drain(let deadline): drainDeadline = min(drainDeadline ?? deadline, deadline)
-                case .local(let request, let reply): request.withUnsafeBytes { handleFrame(replyPath: .local(reply), body: $0) }
-                }
+    func turn() -> Bool {
+        if let socket { receiveRequests(from: socket) }
+        mailbox.takeMessages(into: &messages)
+        for message in messages {
+            switch message {
+            case .completion(let completion): finish(completion)
+            case .drain(let deadline): drainDeadline = min(drainDeadline ?? deadline, deadline)
+            case .local(let request, let reply): request.withUnsafeBytes { handleFrame(replyPath: .local(reply), body: $0) }
             }
-            let now = MonotonicTime.now()
-            expireDeadlines(now: now)
-            startQueuedCalls()
-            if let drainDeadline {
-                draining.set()
-                if calls.isEmpty || now >= drainDeadline { break }
-            }
-            waitForWork(&items, until: nextWakeUp(drainDeadline: drainDeadline), now: now)
         }
+        let now = MonotonicTime.now()
+        expireDeadlines(now: now)
+        startQueuedCalls()
+        guard let drainDeadline else { return true }
+        draining.set()
+        return !calls.isEmpty && now < drainDeadline
+    }
+
+    func finish() {
         abandonRemainingCalls()
         try? socket?.set(ZMQ_LINGER, 1_000)  // let the last replies leave
         socket?.close()
-        let (messages, jobs) = mailbox.close()
-        for case .local(_, let reply) in messages {
+        socket = nil
+        for case .local(_, let reply) in mailbox.close().messages {
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.status = RPCError.shuttingDown("the server shut down before the call was taken").wireStatus
             reply((try? response.serializedBytes()) ?? [])
         }
-        executor.run(jobs)
+        finished()
     }
 
-    private func waitForWork(_ items: inout [zmq_pollitem_t], until wakeUp: MonotonicTime?, now: MonotonicTime) {
-        let timeout: Int = mailbox.prepareToSleep() ? wakeUp.map { Int(now.milliseconds(until: $0)) } ?? 1_000 : 0
-        _ = zmq_poll(&items, Int32(items.count), timeout)
-        mailbox.awake(signalled: items[0].revents != 0)
-    }
-
-    private func nextWakeUp(drainDeadline: MonotonicTime?) -> MonotonicTime? {
+    var nextWakeUp: MonotonicTime? {
         guard let earliest = deadlines.earliest else { return drainDeadline }
         return drainDeadline.map { min($0, earliest) } ?? earliest
     }
+
+    func appendSockets(to items: inout [zmq_pollitem_t]) {
+        if let socket { items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)) }
+    }
+
+    var wakeDescriptor: Int32 { mailbox.wake.descriptor }
+
+    func mailboxMayBlock() -> Bool { mailbox.prepareToSleep() }
+
+    func mailboxAwake(signalled: Bool) { mailbox.awake(signalled: signalled) }
 
     private func receiveRequests(from socket: ZMQSocket) {
         for _ in 0..<512 {
@@ -291,12 +292,12 @@ final class ServerLoop: JobRunner, @unchecked Sendable {
         }
     }
 
-    /// Where handler tasks run: this thread, or (nil) Swift's global pool.
+    /// Where handler tasks run: the I/O thread, or (nil) Swift's global pool.
     private var handlerExecutor: (any TaskExecutor)? {
-        configuration.handlerExecution == .ioThread ? executor : nil
+        configuration.handlerExecution == .ioThread ? thread.executor : nil
     }
 
-    /// Answers a probe (health, metrics) right here on the loop thread, ahead of admission: a full queue or busy
+    /// Answers a probe (health, metrics) right here on the I/O thread, ahead of admission: a full queue or busy
     /// handlers never fail or delay it.
     private func answer(_ call: Call, payload: Data, with probe: RPCRouter.Probe) {
         var response = Plantguide_Rpc_V1_RpcResponse()

@@ -37,7 +37,7 @@ final class ServerMetrics: @unchecked Sendable {
         MetricNameDescriptor(namespace: "plantguide", subsystem: "rpc_server", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// Counts one answered call and its latency from arrival to reply. Loop thread only.
+    /// Counts one answered call and its latency from arrival to reply. I/O thread only.
     func record(method: String, code: RPCError.Code, since arrival: MonotonicTime) {
         let entry: MethodMetrics
         if let known = methods[method] {

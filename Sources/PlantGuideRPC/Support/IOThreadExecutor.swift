@@ -1,16 +1,17 @@
 import Synchronization
 
-/// Something that owns a thread and runs jobs handed to it (the server and client loops).
+/// Something that owns a thread and runs jobs handed to it (the process's ``IOThread``).
 protocol JobRunner: AnyObject, Sendable {
     /// Queues `job` to run on the owner's thread; returns false when the owner has stopped.
     func enqueueJob(_ job: UnownedJob) -> Bool
 }
 
-/// A `TaskExecutor` whose jobs run on an RPC I/O thread, between its socket reads and writes (SE-0417).
+/// A `TaskExecutor` whose jobs run on the process's RPC I/O thread, between its socket reads and writes
+/// (SE-0417).
 ///
 /// Tasks that prefer it — short handlers, or a caller's call loop — skip the hops to Swift's global pool and
 /// back, which dominate the cost of small calls. Work that blocks or computes for long must not run here: it
-/// would hold up every call on the socket.
+/// would hold up every call of the process.
 public final class IOThreadExecutor: TaskExecutor, @unchecked Sendable {
     private weak var runner: (any JobRunner)?
 

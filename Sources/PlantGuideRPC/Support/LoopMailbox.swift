@@ -29,7 +29,7 @@ final class LoopMailbox<Message: Sendable>: @unchecked Sendable {
         deliver { $0.jobs.append(job) }
     }
 
-    /// Moves the queued jobs into `taken` (emptied first). Loop thread only. Run them before taking the
+    /// Moves the queued jobs into `taken` (emptied first). I/O thread only. Run them before taking the
     /// messages, so that what they post (a handler's reply) is handled in the same turn of the loop. The two
     /// buffers trade places, so a busy loop allocates nothing here.
     func takeJobs(into taken: inout [UnownedJob]) {
@@ -37,14 +37,14 @@ final class LoopMailbox<Message: Sendable>: @unchecked Sendable {
         state.withLock { swap(&$0.jobs, &taken) }
     }
 
-    /// Moves the queued messages into `taken` (emptied first). Loop thread only; allocates nothing, as above.
+    /// Moves the queued messages into `taken` (emptied first). I/O thread only; allocates nothing, as above.
     func takeMessages(into taken: inout [Message]) {
         taken.removeAll(keepingCapacity: true)
         state.withLock { swap(&$0.messages, &taken) }
     }
 
     /// Marks the loop as going to sleep unless something is queued or it is closed; returns whether it may
-    /// block. Loop thread only; call `awake()` after the poll.
+    /// block. I/O thread only; call `awake()` after the poll.
     func prepareToSleep() -> Bool {
         state.withLock { state in
             state.sleeping = state.messages.isEmpty && state.jobs.isEmpty && !state.closed
