@@ -69,7 +69,8 @@ public struct CollectionRPCService: RPCService {
                 $0.created = created
             }
         }
-        router.register(Methods.getPlant) { request, context in
+        // A read of one row that only awaits the database: answered on the RPC I/O thread, with no hand-off.
+        router.register(Methods.getPlant, runsOn: .ioThread) { request, context in
             let plant = try await plants.plant(id: request.id, owner: try context.requireUserID())
             return .with { $0.plant = plant }
         }

@@ -61,7 +61,8 @@ public final class GatewayRPCService: RPCService {
                                            deadline: .now + .seconds(10), traceID: nil)
         }
         let responder = GatewayHTTPResponder(
-            router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes, metrics: metrics,
+            router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes,
+            handlerExecutor: services.collection.executor, metrics: metrics,
             readiness: { await Readiness.check(services) },
             calendar: { secret, ifVersion in
                 guard let userID = try await accounts.owner(ofCalendarSecret: secret) else { return nil }

@@ -56,7 +56,8 @@ public struct SchedulingRPCService: RPCService {
             let (schedule, tasks) = try await store.putSchedule(request.schedule, owner: try context.requireUserID())
             return .with { $0.schedule = schedule; $0.tasks = tasks }
         }
-        router.register(Methods.getSchedule) { request, context in
+        // Reads of one schedule or two counts that only await the database: answered on the RPC I/O thread.
+        router.register(Methods.getSchedule, runsOn: .ioThread) { request, context in
             let found = try await store.schedule(plantID: request.plantID, owner: try context.requireUserID(),
                                                  includeOpenTasks: request.includeOpenTasks)
             return .with {
@@ -81,7 +82,7 @@ public struct SchedulingRPCService: RPCService {
             let counts = try await store.counts(from: request.fromDate, to: request.toDate, owner: try context.requireUserID())
             return .with { $0.counts = counts }
         }
-        router.register(Methods.getBadgeCount) { _, context in
+        router.register(Methods.getBadgeCount, runsOn: .ioThread) { _, context in
             let (overdue, today) = try await store.badge(owner: try context.requireUserID())
             return .with { $0.overdue = UInt32(overdue); $0.today = UInt32(today); $0.total = UInt32(overdue + today) }
         }

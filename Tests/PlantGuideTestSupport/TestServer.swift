@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
@@ -11,6 +12,12 @@ public enum TestMethods {
     /// Sleeps `service` milliseconds, honouring cancellation, then answers.
     public static let sleep = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
         path: "/plantguide.test.v1.Test/Sleep", isIdempotent: false)
+    /// Answers the name of the thread its handler runs on; the server's handler execution decides where.
+    public static let threadName = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
+        path: "/plantguide.test.v1.Test/ThreadName", isIdempotent: true)
+    /// The same, for a method registered to run on the RPC I/O thread whatever the server's default.
+    public static let threadNameOnIOThread = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
+        path: "/plantguide.test.v1.Test/ThreadNameOnIOThread", isIdempotent: true)
     /// Throws the status whose number is in `service`, with message "asked for it".
     public static let fail = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
         path: "/plantguide.test.v1.Test/Fail", isIdempotent: false)
@@ -31,11 +38,23 @@ public struct TestService: RPCService {
             try await Task.sleep(for: .milliseconds(Int(request.service) ?? 0))
             return .with { $0.text = "\(name):slept" }
         }
+        router.register(TestMethods.threadName) { _, _ in
+            .with { $0.text = currentThreadName() }
+        }
+        router.register(TestMethods.threadNameOnIOThread, runsOn: .ioThread) { _, _ in
+            .with { $0.text = currentThreadName() }
+        }
         router.register(TestMethods.fail) { request, _ in
             let code = RPCError.Code(rawValue: Int(request.service) ?? 2) ?? .unknown
             throw RPCError(code, "asked for it")
         }
     }
+}
+
+/// The name the system knows the calling thread by (what `top -H` shows).
+public func currentThreadName() -> String {
+    let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+    return comm.trimmingCharacters(in: .newlines)
 }
 
 /// An in-process server with ``TestService`` on an ephemeral loopback port, shut down when the test ends in a

@@ -36,9 +36,11 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let openAPIDocument: Data
     private let maxBodyBytes: Int
     private let timeout: Duration
+    /// Where the handlers run: the RPC I/O thread, whose calls to the services they await.
+    private let handlerExecutor: (any TaskExecutor)?
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
-         metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
+         handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
          reminderStream: ReminderStream) {
         routes = methods.compactMap { method in
@@ -47,6 +49,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.router = router
         self.maxBodyBytes = maxBodyBytes
         self.timeout = timeout
+        self.handlerExecutor = handlerExecutor
         self.readiness = readiness
         metricsText = metrics
         self.calendar = calendar
@@ -94,7 +97,8 @@ struct GatewayHTTPResponder: HTTPResponder {
             var metadata: [String: String] = [:]
             if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
             if let owner = request.headers[Self.collectionOwner] { metadata[CallerAuthenticator.collectionOwnerKey] = owner }
-            let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout)
+            let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout,
+                                             on: handlerExecutor)
             if let error = outcome.error { return Self.failure(error) }
             if !route.binding.responseBody.isEmpty {
                 let answer = try JSONTranscoder.binaryResponse(route.method, payload: outcome.payload ?? Data(), field: route.binding.responseBody)

@@ -54,7 +54,7 @@ final class ZeroMQTransport: ClientTransport {
                 loop.submit(.endpoints(DNSResolver.endpoints(host: host, port: port)))
             } while stop.wait(timeout: .now() + .milliseconds(Int(interval.milliseconds))) == .timedOut
         }
-        thread.name = "plantguide-rpc-resolver"
+        thread.name = "plantguide-dns"
         thread.start()
     }
 }

@@ -35,7 +35,14 @@ public struct RPCRouter: Sendable {
     /// A probe's handler: synchronous, cheap, answered on the server's I/O thread ahead of admission.
     typealias Probe = @Sendable (Data) throws -> Data
 
-    private(set) var handlers: [String: ErasedHandler] = [:]
+    /// A method's handler and, when the method chose, where it runs.
+    struct Route: Sendable {
+        let handler: ErasedHandler
+        /// Overrides the server's ``RPCServerConfiguration/handlerExecution`` for this method when set.
+        let execution: RPCServerConfiguration.HandlerExecution?
+    }
+
+    private(set) var routes: [String: Route] = [:]
     private(set) var probes: [String: Probe] = [:]
     /// The fully qualified names of the services with at least one registered method (for health checks).
     public private(set) var serviceNames: Set<String> = []
@@ -46,11 +53,14 @@ public struct RPCRouter: Sendable {
     ///
     /// The payload is decoded before the handler runs (INVALID_ARGUMENT if it does not parse as `Request`),
     /// and what the handler throws becomes the call's status (see ``RPCError``).
+    /// - Parameter execution: where the handler runs, whatever the server's ``RPCServerConfiguration/handlerExecution``;
+    ///   nil follows the server. `.ioThread` suits a cheap method that only awaits (a read of one row, a cache
+    ///   hit): it is answered with no thread hand-off. Never for one that computes or blocks.
     public mutating func register<Request, Response>(
-        _ method: RPCMethod<Request, Response>,
+        _ method: RPCMethod<Request, Response>, runsOn execution: RPCServerConfiguration.HandlerExecution? = nil,
         handler: @escaping @Sendable (Request, RPCServerContext) async throws -> Response
     ) {
-        handlers[method.path] = { payload, context in
+        let erased: ErasedHandler = { payload, context in
             let request: Request
             do {
                 request = try Request(serializedBytes: payload)
@@ -59,6 +69,7 @@ public struct RPCRouter: Sendable {
             }
             return try await handler(request, context).serializedBytes()
         }
+        routes[method.path] = Route(handler: erased, execution: execution)
         serviceNames.insert(String(method.serviceName))
     }
 
@@ -77,7 +88,7 @@ public struct RPCRouter: Sendable {
             }
             return try handler(request).serializedBytes()
         }
-        handlers[method.path] = nil
+        routes[method.path] = nil
         serviceNames.insert(String(method.serviceName))
     }
 
@@ -86,7 +97,7 @@ public struct RPCRouter: Sendable {
         service.registerMethods(with: &self)
     }
 
-    func handler(for path: String) -> ErasedHandler? { handlers[path] }
+    func route(for path: String) -> Route? { routes[path] }
 
     func probe(for path: String) -> Probe? { probes[path] }
 }

@@ -44,20 +44,20 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         let arrived: MonotonicTime
         let deadline: MonotonicTime
         /// The method's handler, looked up once on arrival; nil for an unknown method.
-        let handler: RPCRouter.ErasedHandler?
+        let route: RPCRouter.Route?
         var request: Plantguide_Rpc_V1_RpcRequest?
         var task: Task<Void, Never>?
         /// Whether it waited in the admission queue before it started.
         var queued = false
 
         init(replyPath: ReplyPath, requestID: UInt64, method: String, arrived: MonotonicTime, deadline: MonotonicTime,
-             handler: RPCRouter.ErasedHandler?, request: Plantguide_Rpc_V1_RpcRequest? = nil) {
+             route: RPCRouter.Route?, request: Plantguide_Rpc_V1_RpcRequest? = nil) {
             self.replyPath = replyPath
             self.requestID = requestID
             self.method = method
             self.arrived = arrived
             self.deadline = deadline
-            self.handler = handler
+            self.route = route
             self.request = request
         }
     }
@@ -213,7 +213,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             return
         case .refused(let id, let error):
             let now = MonotonicTime.now()
-            let call = Call(replyPath: replyPath, requestID: id, method: "", arrived: now, deadline: now, handler: nil)
+            let call = Call(replyPath: replyPath, requestID: id, method: "", arrived: now, deadline: now, route: nil)
             return reply(to: call, error: error)
         }
         let request: Plantguide_Rpc_V1_RpcRequest
@@ -228,7 +228,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
         let call = Call(
             replyPath: replyPath, requestID: request.id, method: request.method, arrived: now,
-            deadline: now.advanced(by: timeout), handler: router.handler(for: request.method), request: request
+            deadline: now.advanced(by: timeout), route: router.route(for: request.method), request: request
         )
         if body.count > configuration.maxMessageSize {
             let error = RPCError(
@@ -240,7 +240,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         if let probe = router.probe(for: request.method) {
             return answer(call, payload: request.payload, with: probe)
         }
-        if call.handler == nil {
+        if call.route == nil {
             return reply(to: call, error: RPCError.unknownMethod(request.method))
         }
         if draining.isSet {
@@ -266,14 +266,16 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     }
 
     private func start(_ sequence: UInt64) {
-        guard let call = calls[sequence], let request = call.request, let handler = call.handler else { return admission.finished() }
+        guard let call = calls[sequence], let request = call.request, let route = call.route else { return admission.finished() }
+        let handler = route.handler
         call.request = nil
         let context = RPCServerContext(
             requestID: request.id, method: request.method, metadata: request.metadata,
             deadline: ContinuousClock.now.advanced(by: MonotonicTime.now().duration(until: call.deadline)),
             logger: logger
         )
-        call.task = Task(executorPreference: handlerExecutor) { [self] in
+        let onIOThread = (route.execution ?? configuration.handlerExecution) == .ioThread
+        call.task = Task(executorPreference: onIOThread ? thread.executor : nil) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
             var code = RPCError.Code.ok
@@ -290,11 +292,6 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             let reply = (try? response.serializedBytes()) ?? []
             complete(Completion(sequence: sequence, reply: reply, code: code))
         }
-    }
-
-    /// Where handler tasks run: the I/O thread, or (nil) Swift's global pool.
-    private var handlerExecutor: (any TaskExecutor)? {
-        configuration.handlerExecution == .ioThread ? thread.executor : nil
     }
 
     /// Answers a probe (health, metrics) right here on the I/O thread, ahead of admission: a full queue or busy
@@ -351,7 +348,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         response.id = call.requestID
         response.status = error.wireStatus
         send((try? response.serializedBytes()) ?? [], to: call)
-        metrics.record(method: call.handler != nil ? call.method : "unknown", code: error.code, since: call.arrived)
+        metrics.record(method: call.route != nil ? call.method : "unknown", code: error.code, since: call.arrived)
     }
 
     private func send(_ reply: [UInt8], to call: Call) {

@@ -19,6 +19,9 @@ final class IOThread: JobRunner, @unchecked Sendable {
         case adopt(any IOThreadParticipant)
     }
 
+    /// The thread's name, as `top -H` and `perf` show it.
+    static let name = "plantguide-rpc"
+
     /// The thread as a task executor.
     let executor = IOThreadExecutor()
     private let mailbox: LoopMailbox<Message>
@@ -44,8 +47,10 @@ final class IOThread: JobRunner, @unchecked Sendable {
         try instance.withLock { instance in
             if let instance { return instance }
             let created = try IOThread()
-            let thread = Thread { created.run() }
-            thread.name = "plantguide-rpc-io"
+            let thread = Thread {
+                ThreadName.setCurrent(IOThread.name)
+                created.run()
+            }
             thread.start()
             instance = created
             return created
