@@ -40,7 +40,8 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let handlerExecutor: (any TaskExecutor)?
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
-         handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String, readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
+         handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String,
+         readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
          reminderStream: ReminderStream) {
         routes = methods.compactMap { method in
