@@ -1,8 +1,9 @@
 import Synchronization
 
-/// What other threads hand to an I/O loop: messages of the loop's own kind and jobs of tasks that run on its
-/// thread. Posting wakes the loop (through its eventfd) only when it is about to sleep or sleeping, so a busy loop
-/// costs its producers a lock and an append, not a system call.
+/// What other threads hand to the RPC I/O thread or one of its participants (a server or client loop): messages
+/// of the receiver's own kind and, for the thread, jobs of tasks that run on it. Posting wakes the thread (through
+/// the mailbox's eventfd) only when it is about to sleep or sleeping, so a busy thread costs its producers a lock
+/// and an append, not a system call.
 final class LoopMailbox<Message: Sendable>: @unchecked Sendable {
     private struct State {
         var messages: [Message] = []
@@ -29,9 +30,8 @@ final class LoopMailbox<Message: Sendable>: @unchecked Sendable {
         deliver { $0.jobs.append(job) }
     }
 
-    /// Moves the queued jobs into `taken` (emptied first). I/O thread only. Run them before taking the
-    /// messages, so that what they post (a handler's reply) is handled in the same turn of the loop. The two
-    /// buffers trade places, so a busy loop allocates nothing here.
+    /// Moves the queued jobs into `taken` (emptied first). I/O thread only. The two buffers trade places, so a
+    /// busy thread allocates nothing here.
     func takeJobs(into taken: inout [UnownedJob]) {
         taken.removeAll(keepingCapacity: true)
         state.withLock { swap(&$0.jobs, &taken) }
