@@ -61,6 +61,6 @@ for index, row in enumerate(table):
         print("  ".join("-" * w for w in widths))
 if not baseline:
     print()
-    print("swift-rpc: handlers and callers on Swift's global pool (the default); swift-rpc-io: both on the sockets'")
-    print("I/O threads (RPCServerConfiguration.handlerExecution = .ioThread, RPCClient.executor); swift-rpc-inproc:")
+    print("swift-rpc: handlers and callers on Swift's global pool (the default); swift-rpc-io: both on each process's")
+    print("RPC I/O thread (RPCServerConfiguration.handlerExecution = .ioThread, RPCClient.executor); swift-rpc-inproc:")
     print("the same server and client in one process, calls through the server loop's mailbox with no socket.")

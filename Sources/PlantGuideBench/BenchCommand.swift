@@ -33,7 +33,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the echo method until SIGTERM.")
 
     @Option(help: "Endpoint to bind.") var bind = "tcp://127.0.0.1:0"
-    @Flag(help: "Run handlers on the socket's I/O thread instead of Swift's global pool.") var ioThread = false
+    @Flag(help: "Run handlers on the process's RPC I/O thread instead of Swift's global pool.") var ioThread = false
 
     func run() async throws {
         var logger = Logger(label: "plantguide-bench")
@@ -56,7 +56,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Calls in flight.") var inflight = 1
     @Option(help: "Seconds to measure.") var duration = 3.0
     @Option(help: "Seconds to warm up first.") var warmup = 1.0
-    @Flag(help: "Run the calling tasks on the client's I/O thread (RPCClient.executor).") var ioThread = false
+    @Flag(help: "Run the calling tasks on the process's RPC I/O thread (RPCClient.executor).") var ioThread = false
     @Option(help: "Name to report the results under.") var label = "swift-rpc"
 
     func run() async throws {
