@@ -231,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServiceProcessTests",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideTestSupport"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideServiceKit", "PlantGuideTestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -22,6 +22,12 @@ public struct ServiceOptions: ParsableArguments {
     public var logLevel: String?
 
     @Option(name: .long, help: ArgumentHelp(
+        "text (lines for people) or json (one JSON object a line, with the request's trace id, for log collectors) "
+            + "(env PLANTGUIDE_LOG_FORMAT). Default: text.",
+        valueName: "format"))
+    public var logFormat: String?
+
+    @Option(name: .long, help: ArgumentHelp(
         "Largest request accepted, in MiB (env PLANTGUIDE_MAX_MESSAGE_MIB). Default: 16.", valueName: "MiB"))
     public var maxMessageMib: Int?
 
@@ -65,6 +71,10 @@ public struct ServiceOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ValidationError("unknown log level '\(levelText)'; use trace, debug, info, notice, warning, error or critical")
         }
+        let formatText = pick(logFormat, "PLANTGUIDE_LOG_FORMAT") ?? "text"
+        guard let format = LogFormat(rawValue: formatText.lowercased()) else {
+            throw ValidationError("unknown log format '\(formatText)'; use text or json")
+        }
         let mibText = pick(maxMessageMib.map(String.init), "PLANTGUIDE_MAX_MESSAGE_MIB") ?? "16"
         guard let mib = Int(mibText), (1...1_024).contains(mib) else {
             throw ValidationError("max message size must be 1 to 1024 MiB, not '\(mibText)'")
@@ -88,7 +98,7 @@ public struct ServiceOptions: ParsableArguments {
         }
         let dataPath = pick(data, "PLANTGUIDE_DATA") ?? "data/\(service)"
         return ResolvedServiceOptions(
-            bind: bind, dataDirectory: URL(fileURLWithPath: dataPath, isDirectory: true), logLevel: level,
+            bind: bind, dataDirectory: URL(fileURLWithPath: dataPath, isDirectory: true), logLevel: level, logFormat: format,
             maxMessageSize: mib << 20, shutdownGrace: .seconds(grace), maxConcurrentCalls: concurrent, maxQueuedCalls: queued,
             curve: try curveSecurity(environment))
     }
@@ -117,10 +127,19 @@ public struct ResolvedServiceOptions: Sendable {
     public var bind: String
     public var dataDirectory: URL
     public var logLevel: Logger.Level
+    public var logFormat: LogFormat
     public var maxMessageSize: Int
     public var shutdownGrace: Duration
     public var maxConcurrentCalls: Int
     public var maxQueuedCalls: Int
     /// CurveZMQ for the server socket (and a service's PUB socket); nil when off.
     public var curve: CurveServerSecurity?
+}
+
+/// How a service writes its log lines to standard error.
+public enum LogFormat: String, Sendable {
+    /// swift-log's lines for people: time, level, label, message, metadata.
+    case text
+    /// One JSON object a line (``JSONLogHandler``).
+    case json
 }

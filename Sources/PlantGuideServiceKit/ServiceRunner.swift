@@ -32,10 +32,19 @@ public func runService(
     makeServices: (ServiceEnvironment) async throws -> ServiceSet
 ) async throws {
     let level = options.logLevel
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
+    switch options.logFormat {
+    case .text:
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    case .json:
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(service: name, label: label)
+            handler.logLevel = level
+            return handler
+        }
     }
     let registry = PrometheusCollectorRegistry()
     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

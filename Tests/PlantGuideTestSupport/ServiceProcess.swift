@@ -14,19 +14,28 @@ public final class ServiceProcess: @unchecked Sendable {
     /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint`, with
     /// `environment` added to this process's, and waits, with health checks that wait for readiness (no sleeping,
     /// as a client configured by `client`: with CurveZMQ keys for a service that requires them), until it serves.
+    /// Its log lines of `logLevel` and above go to the file `log` when given (appended), else to this process's
+    /// standard error.
     /// - Throws: when the binary is missing or the service does not come up within `timeout`.
     public init(
         _ executable: String, endpoint: String, dataDirectory: URL? = nil, environment: [String: String] = [:],
-        client configuration: RPCClientConfiguration = .init(), timeout: Duration = .seconds(20)
+        client configuration: RPCClientConfiguration = .init(), timeout: Duration = .seconds(20),
+        logLevel: String = "warning", log: URL? = nil
     ) async throws {
         self.executable = executable
         self.endpoint = endpoint
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("plantguide-test-\(UUID().uuidString)", isDirectory: true)
         process.executableURL = BuildProducts.url(of: executable)
-        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", "warning"]
+        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", logLevel]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
+        if let log {
+            if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: log)
+            try handle.seekToEnd()
+            process.standardError = handle
+        }
         try process.run()
         TestResources.track(self)
         TestResources.track(folder: self.dataDirectory)

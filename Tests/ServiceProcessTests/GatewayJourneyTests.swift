@@ -30,15 +30,19 @@ struct GatewayJourneyTests {
         /// schemas. `replicas` (on PostgreSQL) runs that many processes of each stateful service: every gateway
         /// spreads its calls over the services' replicas and relays every scheduling replica's reminders, and the
         /// stack's client spreads its calls over the gateways. `services` and `gateway` are the first of each.
+        /// With `logs`, every process logs at debug level in JSON to a file of that folder named after it.
         init(_ backend: TestBackend = .sqlite, databases given: [String: [String: String]]? = nil, replicas: Int = 1,
              gatewayExtra: [String: String] = [:], serviceExtra: [String: String] = [:],
-             serviceClient: RPCClientConfiguration = .init()) async throws {
+             serviceClient: RPCClientConfiguration = .init(), logs: URL? = nil) async throws {
             precondition(replicas == 1 || backend == .postgres, "replicas of the stateful services need PostgreSQL")
             var databases: [String: [String: String]] = given ?? [:]
             if backend == .postgres && given == nil {
                 for name in Self.statefulProcesses { databases[name] = try await TestPostgres.environment() }
             }
             self.databases = databases
+            let logLevel = logs == nil ? "warning" : "debug"
+            let logFormat = logs == nil ? [:] : ["PLANTGUIDE_LOG_FORMAT": "json"]
+            func log(_ name: String) -> URL? { logs?.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log") }
             let answer = try Fixtures.plantnet("identify-hibiscus")
             plantnet = try FakeHTTPServer { _ in .json(answer) }
             var all: [String: [ServiceProcess]] = [:]
@@ -53,7 +57,8 @@ struct GatewayJourneyTests {
                             "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
                             "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": reminders,
                             "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
-                        ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }, client: serviceClient))
+                        ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }.merging(logFormat) { $1 },
+                        client: serviceClient, logLevel: logLevel, log: log(name)))
                 }
             }
             remindersEndpoint = reminderEndpoints[0]
@@ -68,8 +73,9 @@ struct GatewayJourneyTests {
                 "PLANTGUIDE_COLLECTION": targets["collection"]!, "PLANTGUIDE_SCHEDULING": targets["scheduling"]!,
                 "PLANTGUIDE_RETRY_INTERVAL_MS": "200", "PLANTGUIDE_HTTP_BIND": "127.0.0.1:\(httpPort)",
                 "PLANTGUIDE_REMINDERS": reminderEndpoints.joined(separator: ","),
-            ].merging(databases["gateway"] ?? [:]) { $1 }.merging(gatewayExtra) { $1 }
-            gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment)
+            ].merging(databases["gateway"] ?? [:]) { $1 }.merging(gatewayExtra) { $1 }.merging(logFormat) { $1 }
+            gateway = try await ServiceProcess("plantguide-gateway", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: gatewayEnvironment,
+                                               logLevel: logLevel, log: log("gateway"))
             var gateways = [gateway]
             var httpBases = [httpBase]
             for _ in 1..<replicas {

@@ -157,6 +157,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         let now = MonotonicTime.now()
         expireDeadlines(now: now)
         startQueuedCalls()
+        metrics.admission(running: admission.running, queued: admission.queuedCount)
         guard let drainDeadline else { return true }
         draining.set()
         return !calls.isEmpty && now < drainDeadline
@@ -274,6 +275,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             deadline: ContinuousClock.now.advanced(by: MonotonicTime.now().duration(until: call.deadline)),
             logger: logger
         )
+        let arrived = call.arrived
         let onIOThread = (route.execution ?? configuration.handlerExecution) == .ioThread
         call.task = Task(executorPreference: onIOThread ? thread.executor : nil) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
@@ -290,6 +292,13 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
                 response.status = mapped.wireStatus
             }
             let reply = (try? response.serializedBytes()) ?? []
+            if logger.logLevel <= .debug {
+                // The access log, at debug level: one line a call, with its trace id.
+                context.logger.debug("answered", metadata: [
+                    "plantguide.rpc.code": "\(code.name)",
+                    "plantguide.rpc.duration_ms": "\(arrived.duration(until: .now()).fractionalMilliseconds)",
+                ])
+            }
             complete(Completion(sequence: sequence, reply: reply, code: code))
         }
     }
@@ -385,5 +394,11 @@ extension Duration {
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Milliseconds to the microsecond, for logs.
+    var fractionalMilliseconds: Double {
+        let (seconds, attoseconds) = components
+        return (Double(seconds * 1_000_000 + attoseconds / 1_000_000_000_000) / 1_000)
     }
 }

@@ -1,13 +1,17 @@
 import Prometheus
 
 /// The RPC layer's own metrics, kept in the server's Prometheus registry: calls handled by method and status
-/// code, handling latency by method, malformed frames, and replies that could not be delivered.
+/// code, handling latency by method (requests, errors and duration: RED), the calls running and waiting as
+/// admission control sees them, malformed frames, and replies that could not be delivered.
 ///
 /// `record` is called by the server loop's thread only, so its per-method cache needs no lock.
 final class ServerMetrics: @unchecked Sendable {
     let registry: PrometheusCollectorRegistry
     let malformedFrames: Counter
     let droppedReplies: Counter
+    private let running: Gauge
+    private let queued: Gauge
+    private var published = (running: -1, queued: -1)
     private var methods: [String: MethodMetrics] = [:]
 
     /// The counters of one method, made on first use.
@@ -30,6 +34,18 @@ final class ServerMetrics: @unchecked Sendable {
             "malformed_frames", unit: "total", help: "Frames dropped because they were not an RpcRequest."))
         droppedReplies = registry.makeCounter(descriptor: Self.descriptor(
             "dropped_replies", unit: "total", help: "Replies not delivered (client gone or its queue full)."))
+        running = registry.makeGauge(descriptor: Self.descriptor(
+            "running", unit: "calls", help: "Calls whose handler runs now (at most the server's concurrency limit)."))
+        queued = registry.makeGauge(descriptor: Self.descriptor(
+            "queued", unit: "calls", help: "Calls waiting for a handler slot (at most the server's queue limit)."))
+        admission(running: 0, queued: 0)
+    }
+
+    /// Publishes what admission control holds, when it changed. I/O thread only.
+    func admission(running: Int, queued: Int) {
+        if running != published.running { self.running.set(Int64(running)) }
+        if queued != published.queued { self.queued.set(Int64(queued)) }
+        published = (running, queued)
     }
 
     /// "plantguide_rpc_server_<name>_<unit>".

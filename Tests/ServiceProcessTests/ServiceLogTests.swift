@@ -1,0 +1,91 @@
+import Foundation
+import PlantGuideHTTP
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Testing
+
+/// What the processes of a stack write to their logs, in JSON at debug level.
+@Suite("Service logs", .serialized, .wholeStack, .cleansUp)
+struct ServiceLogTests {
+    private typealias Gateway = Plantguide_Gateway_V1_GatewayService
+    private let http = CurlHTTPClient()
+
+    @Test("in JSON every line is an object with time, level, service and message; a call's lines carry its trace id in each process it crosses; no token, API key, calendar secret or photo bytes are ever logged")
+    func jsonLogsWithoutSecrets() async throws {
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-logs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        TestResources.track(folder: logs)
+        let plantnetKey = "plantnet-key-\(UUID().uuidString)"
+        let trefleToken = "trefle-token-\(UUID().uuidString)"
+        // A Trefle that fails: the care lookups that fall back to the catalog are where a URL with the token in it
+        // could end up in a log line.
+        let trefle = try FakeHTTPServer { _ in .reply(status: 500, body: Data("down".utf8)) }
+        let stack = try await GatewayJourneyTests.Stack(
+            serviceExtra: ["PLANTGUIDE_PLANTNET_KEY": plantnetKey, "PLANTGUIDE_TREFLE_TOKEN": trefleToken,
+                           "PLANTGUIDE_TREFLE_URL": trefle.baseURL.absoluteString],
+            logs: logs)
+        let token = try await stack.token(for: "ana")
+        let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
+
+        let identified = try await stack.call(Gateway.identifyPlant, .with { $0.images = [.with { $0.data = photo; $0.organ = .leaf }] },
+                                              token: token, extra: ["plantguide-trace-id": traceID])
+        #expect(identified.identification.candidates.first?.scientificName == "Hibiscus rosa-sinensis")
+        _ = try await stack.call(Gateway.savePlant, .with {
+            $0.plant = .with { $0.id = "p1"; $0.scientificName = "Ficus lyrata"; $0.customName = "Fig" }
+        }, token: token, extra: ["plantguide-trace-id": traceID])
+        await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.listPlants, .init(), token: "pg_not_a_real_token") }
+        try await waitForHTTP(stack)
+        let link = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent("v1/calendar-link"),
+                                                   headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                                                   body: Data("{}".utf8)), timeout: .seconds(20))
+        let path = try #require((try JSONSerialization.jsonObject(with: link.body) as? [String: Any])?["path"] as? String)
+        let secret = try #require(path.split(separator: "/").last.map { String($0.dropLast(".ics".count)) })
+        let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        #expect(feed.status == 200 && secret.count >= 32)
+        await stack.stop()
+
+        var lines: [[String: Any]] = []
+        var text = ""
+        for file in try FileManager.default.contentsOfDirectory(at: logs, includingPropertiesForKeys: nil) {
+            let content = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            text += content
+            for line in content.split(separator: "\n") {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object != nil, "not a JSON object: \(line)")
+                if let object { lines.append(object) }
+            }
+        }
+        #expect(lines.count > 20, "debug logs of five processes: \(lines.count) lines")
+        for line in lines {
+            #expect(line["time"] is String && line["level"] is String && line["service"] is String && line["message"] is String,
+                    "\(line)")
+        }
+        let traced = Set(lines.filter { $0["trace_id"] as? String == traceID }.compactMap { $0["service"] as? String })
+        #expect(traced.isSuperset(of: ["plantguide-gateway", "plantguide-identification", "plantguide-collection", "plantguide-scheduling"]),
+                "services with lines of the traced calls: \(traced.sorted())")
+
+        let photoPiece = photo.subdata(in: 200..<248)
+        let secrets = [
+            ("the bearer token", token), ("the token's secret part", String(token.split(separator: "_").last ?? "")),
+            ("the Pl@ntNet key", plantnetKey), ("the Trefle token", trefleToken), ("the calendar secret", secret),
+            ("photo bytes in base64", photoPiece.base64EncodedString()),
+            ("photo bytes in hex", photoPiece.map { String(format: "%02x", $0) }.joined()),
+            ("photo bytes as they are", String(decoding: photoPiece, as: UTF8.self)),
+        ]
+        for (what, value) in secrets {
+            #expect(!value.isEmpty && !text.contains(value), "\(what) is in the logs")
+        }
+    }
+
+    /// Waits until the gateway's HTTP front listens (the RPC health check that started the stack does not cover it).
+    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
+        for _ in 0..<100 {
+            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
+               reply.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the HTTP front at \(stack.httpBase) did not come up")
+    }
+}
