@@ -49,6 +49,13 @@ public func runService(
     let registry = PrometheusCollectorRegistry()
     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
     let logger = Logger(label: name)
+    let tracing: (any Service)?
+    do {
+        tracing = try ServiceTracing.bootstrap(service: name)
+    } catch {
+        logger.critical("cannot set up trace export", metadata: ["error": "\(error)"])
+        throw ExitCode(78)  // EX_CONFIG
+    }
 
     do {
         try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
@@ -71,8 +78,10 @@ public func runService(
     // Whatever still runs a second past the grace is cancelled. The server starts inside the group, once its
     // signal handlers are in place: a SIGTERM right after the first call is answered must stop it cleanly, not
     // kill it (a test that stopped a service as soon as it was ready found that window).
+    // The trace exporter comes first, so that it is stopped last, after the spans of the last calls.
     var group = ServiceGroupConfiguration(
-        services: made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) }
+        services: (tracing.map { [.init(service: $0)] } ?? [])
+            + made.background.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) }
             + [.init(service: ShutdownDrain(server: server, grace: options.shutdownGrace, logger: logger))],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PlantGuideProtos
 import PlantGuideRPC
+import Tracing
 
 /// A calendar feed as the HTTP front serves it: the document (nil when the client's version is current) and its
 /// version, the ETag.
@@ -58,9 +59,41 @@ struct GatewayHTTPResponder: HTTPResponder {
         openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
+    /// Answers `request`; with a tracer bootstrapped, inside a server span that continues the caller's trace (W3C
+    /// `traceparent`), whose context comes back in the `traceresponse` header (W3C Trace Context level 2) so that an
+    /// app developer can quote the trace id.
     func respond(to request: Request, context: Context) async throws -> Response {
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return try await answer(request, span: nil) }
+        var parent = ServiceContext.topLevel
+        tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
+        let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .server)
+        defer { span.end() }
+        span.attributes["http.request.method"] = request.method.rawValue
+        var response = try await ServiceContext.$current.withValue(span.context) { try await answer(request, span: span) }
+        span.attributes["http.response.status_code"] = response.status.code
+        if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+        var carrier: [String: String] = [:]
+        tracer.inject(span.context, into: &carrier, using: MetadataInjector())
+        if let traceparent = carrier["traceparent"] { response.headers[Self.traceResponse] = traceparent }
+        return response
+    }
+
+    private static let traceResponse = HTTPFields.Element.Name("traceresponse")!
+
+    /// Names `span` after the route's template (never the path itself, which may hold a calendar secret).
+    private static func name(_ span: (any Span)?, method: String, route: String) {
+        guard let span else { return }
+        span.operationName = "\(method) \(route)"
+        span.attributes["http.route"] = route
+    }
+
+    private func answer(_ request: Request, span: (any Span)?) async throws -> Response {
         if request.method == .options { return Self.cors(Response(status: .noContent)) }
         let path = request.uri.path
+        if ["/healthz", "/openapi.json", "/readyz", "/metrics", ReminderStream.path].contains(path) {
+            Self.name(span, method: request.method.rawValue, route: path)
+        }
         switch path {
         case "/healthz": return Self.json(status: .ok, Data(#"{"status":"SERVING"}"#.utf8))
         case "/openapi.json": return Self.json(status: .ok, openAPIDocument)
@@ -74,6 +107,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
         if path == ReminderStream.path { return await reminderStream.response(to: request) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
+            Self.name(span, method: "GET", route: "/v1/calendar/{secret}.ics")
             return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)),
                                       ifNoneMatch: request.headers[.ifNoneMatch] ?? "")
         }
@@ -83,6 +117,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         guard let (route, variables) = candidates.first(where: { $0.0.binding.verb == verb }) else {
             return Self.methodNotAllowed(verb, path, allowed: candidates.map(\.0.binding.verb))
         }
+        Self.name(span, method: verb, route: route.binding.path)
         let body: Data
         do {
             body = Data(buffer: try await request.body.collect(upTo: maxBodyBytes))
@@ -188,5 +223,12 @@ struct GatewayHTTPResponder: HTTPResponder {
         response.headers[.accessControlAllowHeaders] = "authorization, content-type, plantguide-collection-owner"
         response.headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
         return response
+    }
+}
+
+/// Reads a trace context from HTTP request headers.
+private struct HTTPFieldsExtractor: Extractor {
+    func extract(key: String, from carrier: HTTPFields) -> String? {
+        HTTPFields.Element.Name(key).flatMap { carrier[$0] }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PlantGuideProtos
 import SwiftProtobuf
+import Tracing
 
 /// A client of PlantGuide services: async calls over ZeroMQ, many in flight over each connection, spread over
 /// every endpoint of the target by fewest outstanding calls, with deadlines and retries as gRPC does them.
@@ -88,8 +89,27 @@ public final class RPCClient: Sendable {
     }
 
     /// Calls a method by path with an already serialized request; returns the serialized response.
+    ///
+    /// When a tracer is bootstrapped (swift-distributed-tracing), the call is a client span, child of the task's
+    /// current span, and its context travels in the metadata (W3C `traceparent`) for the server to continue.
     /// - Throws: ``RPCError``.
     public func call(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> Data {
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return try await untracedCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options) }
+        let span = tracer.startSpan(RPCSpan.name(path), ofKind: .client)
+        defer { span.end() }
+        RPCSpan.describe(span, path: path)
+        var options = options
+        tracer.inject(span.context, into: &options.metadata, using: MetadataInjector())
+        do {
+            return try await untracedCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options)
+        } catch {
+            RPCSpan.fail(span, with: RPCError(mapping: error))
+            throw error
+        }
+    }
+
+    private func untracedCall(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions) async throws -> Data {
         let deadline = MonotonicTime.now().advanced(by: options.timeout ?? configuration.defaultTimeout)
         var envelope = Plantguide_Rpc_V1_RpcRequest()
         envelope.method = path

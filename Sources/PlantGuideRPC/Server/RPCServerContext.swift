@@ -33,8 +33,17 @@ public struct RPCServerContext: Sendable {
         var logger = baseLogger
         logger[metadataKey: "plantguide.rpc.request_id"] = "\(requestID)"
         logger[metadataKey: "plantguide.rpc.method"] = "\(method)"
-        if let trace = metadata[Self.traceIDKey] { logger[metadataKey: "plantguide.trace_id"] = "\(trace)" }
+        if let trace = traceID { logger[metadataKey: "plantguide.trace_id"] = "\(trace)" }
         return logger
+    }
+
+    /// The call's trace id: the W3C `traceparent` metadata's, else `plantguide-trace-id`; nil when it has neither.
+    public var traceID: String? {
+        if let parent = metadata["traceparent"] {
+            let fields = parent.split(separator: "-")
+            if fields.count >= 4, fields[1].count == 32 { return String(fields[1]) }
+        }
+        return metadata[Self.traceIDKey]
     }
 
     /// The calling user's id from the metadata.

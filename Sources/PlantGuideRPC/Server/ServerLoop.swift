@@ -2,6 +2,7 @@ import CZeroMQ
 import Foundation
 import Logging
 import PlantGuideProtos
+import Tracing
 
 /// A server's ROUTER socket and its calls, served on the process's ``IOThread``: it receives requests, starts
 /// handlers as tasks (at most `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the
@@ -281,8 +282,13 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
             var code = RPCError.Code.ok
+            let span = Self.serverSpan(for: request, arrived: arrived)
             do {
-                response.payload = try await handler(request.payload, context)
+                if let span {
+                    response.payload = try await ServiceContext.$current.withValue(span.context) { try await handler(request.payload, context) }
+                } else {
+                    response.payload = try await handler(request.payload, context)
+                }
             } catch {
                 let mapped = RPCError(mapping: error)
                 if mapped.code == .unknown || mapped.code == .internal {
@@ -290,7 +296,9 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
                 }
                 code = mapped.code
                 response.status = mapped.wireStatus
+                if let span { RPCSpan.fail(span, with: mapped) }
             }
+            span?.end()
             let reply = (try? response.serializedBytes()) ?? []
             if logger.logLevel <= .debug {
                 // The access log, at debug level: one line a call, with its trace id.
@@ -301,6 +309,20 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             }
             complete(Completion(sequence: sequence, reply: reply, code: code))
         }
+    }
+
+    /// The server span of a call when a tracer is bootstrapped: it continues the caller's trace (W3C `traceparent`
+    /// in the metadata) and covers the handler; the time the call waited before (admission queue, hand-off to a
+    /// thread) is its `plantguide.rpc.queue_wait_us`.
+    private static func serverSpan(for request: Plantguide_Rpc_V1_RpcRequest, arrived: MonotonicTime) -> (any Span)? {
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return nil }
+        var parent = ServiceContext.topLevel
+        tracer.extract(request.metadata, into: &parent, using: MetadataExtractor())
+        let span = tracer.startSpan(RPCSpan.name(request.method), context: parent, ofKind: .server)
+        RPCSpan.describe(span, path: request.method)
+        span.attributes["plantguide.rpc.queue_wait_us"] = Int(arrived.duration(until: .now()).fractionalMilliseconds * 1_000)
+        return span
     }
 
     /// Answers a probe (health, metrics) right here on the I/O thread, ahead of admission: a full queue or busy

@@ -1,0 +1,117 @@
+import Foundation
+import PlantGuideHTTP
+import PlantGuideTestSupport
+import Testing
+
+/// Traces exported over OTLP/HTTP by every process of a stack, read as a collector would.
+@Suite("Traces across the stack", .serialized, .wholeStack, .cleansUp)
+struct TracingTests {
+    private let http = CurlHTTPClient()
+
+    @Test("one PUT /v1/plants/{id} is one trace, continuing the caller's: the gateway's HTTP span, its calls, and under them the server spans of care data, collection and scheduling; traceresponse names it")
+    func onePutIsOneTrace() async throws {
+        let collector = try FakeHTTPServer { _ in .reply(status: 200, headers: ["Content-Type": "application/x-protobuf"]) }
+        let otel = ["OTEL_EXPORTER_OTLP_ENDPOINT": collector.baseURL.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "50"]
+        let stack = try await GatewayJourneyTests.Stack(gatewayExtra: otel, serviceExtra: otel)
+        let token = try await stack.token(for: "ana")
+        try await waitForHTTP(stack)
+        let traceID = "0af7651916cd43dd8448eb211c80319c"
+        let callerSpan = "b7ad6b7169203331"
+
+        let reply = try await http.send(HTTPRequest(
+            method: "PUT", url: stack.httpBase.appendingPathComponent("v1/plants/p1"),
+            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json", "traceparent": "00-\(traceID)-\(callerSpan)-01"],
+            body: Data(#"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#.utf8)), timeout: .seconds(20))
+        #expect(reply.status == 200)
+        let traceResponse = try #require(reply.headers["traceresponse"])
+        #expect(traceResponse.split(separator: "-").map(String.init).dropFirst().first == traceID, "\(traceResponse)")
+
+        // Server spans of the three services are exported once their calls end; wait for them.
+        var spans: [ExportedSpan] = []
+        for _ in 0..<100 {
+            spans = try await exportedSpans(collector).filter { $0.traceID == traceID }
+            let servers = Set(spans.filter { $0.kind == "SPAN_KIND_SERVER" }.map(\.service))
+            if servers.isSuperset(of: ["plantguide-gateway", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling"]) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        await stack.stop()
+
+        let front = try #require(spans.first { $0.service == "plantguide-gateway" && $0.kind == "SPAN_KIND_SERVER" && $0.parentSpanID == callerSpan },
+                                 "spans: \(spans.map(\.summary))")
+        #expect(front.name == "PUT /v1/plants/{plant.id}" && front.attributes["http.response.status_code"] == "200")
+        let byID = Dictionary(spans.map { ($0.spanID, $0) }) { first, _ in first }
+        func descends(_ span: ExportedSpan, from ancestor: ExportedSpan) -> Bool {
+            var current = span
+            while let parent = byID[current.parentSpanID] {
+                if parent.spanID == ancestor.spanID { return true }
+                current = parent
+            }
+            return false
+        }
+        for service in ["caredata", "collection", "scheduling"] {
+            let server = spans.filter { $0.service == "plantguide-\(service)" && $0.kind == "SPAN_KIND_SERVER" }
+            #expect(!server.isEmpty, "no server span from \(service): \(spans.map(\.summary))")
+            for span in server {
+                let client = byID[span.parentSpanID]
+                #expect(client?.kind == "SPAN_KIND_CLIENT" && client?.service == "plantguide-gateway" && client?.name == span.name,
+                        "\(span.summary) is not under the gateway's call of it")
+                #expect(descends(span, from: front), "\(span.summary) is not under the HTTP request")
+                #expect(span.attributes["rpc.system"] == "plantguide" && span.attributes["rpc.method"] != nil)
+            }
+        }
+    }
+
+    /// The spans the collector received, decoded with the opentelemetry-proto definitions (otlp_spans.py).
+    private func exportedSpans(_ collector: FakeHTTPServer) async throws -> [ExportedSpan] {
+        let bodies = collector.requests.filter { $0.path == "/v1/traces" }.map(\.body)
+        guard !bodies.isEmpty else { return [] }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-otlp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var files: [String] = []
+        for (index, body) in bodies.enumerated() {
+            let file = folder.appendingPathComponent("\(index).pb")
+            try body.write(to: file)
+            files.append(file.path)
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("otlp_spans.py").path
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script] + files)
+        #expect(outcome.status == 0, "otlp_spans.py: \(outcome.output)")
+        return outcome.output.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map(ExportedSpan.init)
+        }
+    }
+
+    /// Waits until the gateway's HTTP front listens (the RPC health check that started the stack does not cover it).
+    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
+        for _ in 0..<100 {
+            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
+               reply.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the HTTP front at \(stack.httpBase) did not come up")
+    }
+}
+
+/// One exported span, as otlp_spans.py prints it.
+private struct ExportedSpan {
+    var service: String
+    var name: String
+    var kind: String
+    var traceID: String
+    var spanID: String
+    var parentSpanID: String
+    var attributes: [String: String]
+
+    init(_ json: [String: Any]) {
+        service = json["service"] as? String ?? ""
+        name = json["name"] as? String ?? ""
+        kind = json["kind"] as? String ?? ""
+        traceID = json["trace_id"] as? String ?? ""
+        spanID = json["span_id"] as? String ?? ""
+        parentSpanID = json["parent_span_id"] as? String ?? ""
+        attributes = (json["attributes"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+    }
+
+    var summary: String { "\(service) \(kind) \(name) \(spanID)←\(parentSpanID)" }
+}
