@@ -11,7 +11,8 @@ struct ServiceLogTests {
     private typealias Gateway = Plantguide_Gateway_V1_GatewayService
     private let http = CurlHTTPClient()
 
-    @Test("in JSON every line is an object with time, level, service and message; a call's lines carry its trace id in each process it crosses; no token, API key, calendar secret or photo bytes are ever logged")
+    /// And a call's lines carry its trace id in each process it crosses.
+    @Test("JSON lines with time, level, service and message, joined by trace id; no token, API key, calendar secret or photo")
     func jsonLogsWithoutSecrets() async throws {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-logs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)

@@ -8,7 +8,9 @@ import Testing
 struct TracingTests {
     private let http = CurlHTTPClient()
 
-    @Test("one PUT /v1/plants/{id} is one trace, continuing the caller's: the gateway's HTTP span, its calls, and under them the server spans of care data, collection and scheduling; traceresponse names it")
+    /// The gateway's HTTP span, its calls, and under them the server spans of care data, collection and
+    /// scheduling; the response's traceresponse names the trace.
+    @Test("one PUT /v1/plants/{id} is one trace over four services, continuing the caller's traceparent")
     func onePutIsOneTrace() async throws {
         let collector = try FakeHTTPServer { _ in .reply(status: 200, headers: ["Content-Type": "application/x-protobuf"]) }
         let otel = ["OTEL_EXPORTER_OTLP_ENDPOINT": collector.baseURL.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "50"]
