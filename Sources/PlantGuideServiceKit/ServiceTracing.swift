@@ -14,9 +14,9 @@ enum ServiceTracing {
     static func bootstrap(service name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> (any Service)?
     {
-        guard environment["OTEL_EXPORTER_OTLP_ENDPOINT"] != nil || environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] != nil else {
-            return nil
-        }
+        // Empty counts as unset: a compose file passes `${OTEL_EXPORTER_OTLP_ENDPOINT:-}` through either way.
+        let endpoints = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].compactMap { environment[$0] }
+        guard endpoints.contains(where: { !$0.isEmpty }) else { return nil }
         var configuration = OTel.Configuration.default
         configuration.serviceName = name
         configuration.logs.enabled = false  // logs stay on standard error (--log-format json joins them by trace id)
