@@ -94,7 +94,10 @@ let package = Package(
         // One HTTP client for every external call (Trefle, Pl@ntNet, webhooks): libcurl (Debian's
         // libcurl4-openssl-dev), driven by CHTTPTransport's C on threads of its own.
         .target(name: "CHTTPTransport", linkerSettings: [.linkedLibrary("curl")]),
-        .target(name: "PlantGuideHTTP", dependencies: ["CHTTPTransport"], swiftSettings: strict),
+        .target(
+            name: "PlantGuideHTTP",
+            dependencies: ["CHTTPTransport", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: strict),
         .target(
             name: "PlantGuideStorage",
             dependencies: [
@@ -102,6 +105,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.

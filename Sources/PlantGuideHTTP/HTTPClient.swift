@@ -1,5 +1,6 @@
 import CHTTPTransport
 import Foundation
+import Tracing
 
 /// An HTTP request to an external service (Trefle, Pl@ntNet, a webhook).
 public struct HTTPRequest: Sendable {
@@ -81,7 +82,36 @@ public final class CurlHTTPClient: HTTPClient {
     }
 
     /// `send`, telling `progress` how far the transfer got, often (for a progress bar), on the transfer's thread.
+    ///
+    /// Inside a traced call (a tracer bootstrapped and a current span), the request is a client span "GET trefle.io"
+    /// with OpenTelemetry's HTTP attributes, but never its path or query (where API keys travel); the trace context
+    /// is not sent to the external service.
     public func send(_ request: HTTPRequest, timeout: Duration, progress: (@Sendable (HTTPProgress) -> Void)?) async throws -> HTTPResponse {
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer), let parent = ServiceContext.current else {
+            return try await untracedSend(request, timeout: timeout, progress: progress)
+        }
+        let host = request.url.host ?? "server"
+        let span = tracer.startSpan("\(request.method) \(host)", context: parent, ofKind: .client)
+        defer { span.end() }
+        span.attributes["http.request.method"] = request.method
+        span.attributes["server.address"] = host
+        span.attributes["url.scheme"] = request.url.scheme ?? "http"
+        do {
+            let response = try await untracedSend(request, timeout: timeout, progress: progress)
+            span.attributes["http.response.status_code"] = response.status
+            if response.status >= 400 { span.setStatus(SpanStatus(code: .error)) }
+            return response
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    private func untracedSend(_ request: HTTPRequest, timeout: Duration, progress: (@Sendable (HTTPProgress) -> Void)?) async throws
+        -> HTTPResponse
+    {
         let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
         let maxBodyBytes = self.maxBodyBytes
         return try await withCheckedThrowingContinuation { continuation in

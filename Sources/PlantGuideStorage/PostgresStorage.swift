@@ -191,18 +191,22 @@ public final class PostgresStorage: Sendable {
 
     /// Runs `body` on a pooled connection (reads: each statement sees what was committed before it).
     public func read<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
-        try await guarded {
-            try await self.client.withConnection { connection in
-                try await self.run(body, on: connection)
+        try await DatabaseSpan.traced("postgresql", "read") {
+            try await guarded {
+                try await self.client.withConnection { connection in
+                    try await self.run(body, on: connection)
+                }
             }
         }
     }
 
     /// Runs `body` in a transaction, committed when it returns and rolled back when it throws.
     public func write<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
-        try await guarded {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                try await self.run(body, on: connection)
+        try await DatabaseSpan.traced("postgresql", "write") {
+            try await guarded {
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    try await self.run(body, on: connection)
+                }
             }
         }
     }

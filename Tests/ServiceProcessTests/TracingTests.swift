@@ -1,5 +1,6 @@
 import Foundation
 import PlantGuideHTTP
+import PlantGuideProtos
 import PlantGuideTestSupport
 import Testing
 
@@ -8,13 +9,15 @@ import Testing
 struct TracingTests {
     private let http = CurlHTTPClient()
 
-    /// The gateway's HTTP span, its calls, and under them the server spans of care data, collection and
-    /// scheduling; the response's traceresponse names the trace.
-    @Test("one PUT /v1/plants/{id} is one trace over four services, continuing the caller's traceparent")
-    func onePutIsOneTrace() async throws {
+    /// The gateway's HTTP span, its calls, under them the server spans of care data, collection and scheduling,
+    /// and under those their database transactions; the response's traceresponse names the trace.
+    @Test("one PUT /v1/plants/{id} is one trace over four services, continuing the caller's traceparent", arguments: TestBackend.allCases)
+    func onePutIsOneTrace(backend: TestBackend) async throws {
         let collector = try FakeHTTPServer { _ in .reply(status: 200, headers: ["Content-Type": "application/x-protobuf"]) }
         let otel = ["OTEL_EXPORTER_OTLP_ENDPOINT": collector.baseURL.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "50"]
-        let stack = try await GatewayJourneyTests.Stack(gatewayExtra: otel, serviceExtra: otel)
+        let plantnetKey = "plantnet-key-\(UUID().uuidString)"
+        let stack = try await GatewayJourneyTests.Stack(
+            backend, gatewayExtra: otel, serviceExtra: otel.merging(["PLANTGUIDE_PLANTNET_KEY": plantnetKey]) { $1 })
         let token = try await stack.token(for: "ana")
         try await waitForHTTP(stack)
         let traceID = "0af7651916cd43dd8448eb211c80319c"
@@ -28,16 +31,27 @@ struct TracingTests {
         let traceResponse = try #require(reply.headers["traceresponse"])
         #expect(traceResponse.split(separator: "-").map(String.init).dropFirst().first == traceID, "\(traceResponse)")
 
+        // An RPC caller's traceparent is continued too; Pl@ntNet's request is a span without its key.
+        let identifyTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
+        _ = try await stack.call(Plantguide_Gateway_V1_GatewayService.identifyPlant, .with { $0.images = [.with { $0.data = photo; $0.organ = .leaf }] },
+                                 token: token, extra: ["traceparent": "00-\(identifyTrace)-\(callerSpan)-01"])
+
         // Server spans of the three services are exported once their calls end; wait for them.
         var spans: [ExportedSpan] = []
+        var identifySpans: [ExportedSpan] = []
         for _ in 0..<100 {
-            spans = try await exportedSpans(collector).filter { $0.traceID == traceID }
+            let exported = try await exportedSpans(collector)
+            spans = exported.filter { $0.traceID == traceID }
+            identifySpans = exported.filter { $0.traceID == identifyTrace }
             let servers = Set(spans.filter { $0.kind == "SPAN_KIND_SERVER" }.map(\.service))
-            if servers.isSuperset(of: ["plantguide-gateway", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling"]) { break }
+            if servers.isSuperset(of: ["plantguide-gateway", "plantguide-caredata", "plantguide-collection", "plantguide-scheduling"]),
+               identifySpans.contains(where: { $0.attributes["server.address"] != nil }) { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         await stack.stop()
 
+        checkIdentification(identifySpans, callerSpan: callerSpan, key: plantnetKey)
         let front = try #require(spans.first { $0.service == "plantguide-gateway" && $0.kind == "SPAN_KIND_SERVER" && $0.parentSpanID == callerSpan },
                                  "spans: \(spans.map(\.summary))")
         #expect(front.name == "PUT /v1/plants/{plant.id}" && front.attributes["http.response.status_code"] == "200")
@@ -50,6 +64,7 @@ struct TracingTests {
             }
             return false
         }
+        let database = backend == .postgres ? "postgresql" : "sqlite"
         for service in ["caredata", "collection", "scheduling"] {
             let server = spans.filter { $0.service == "plantguide-\(service)" && $0.kind == "SPAN_KIND_SERVER" }
             #expect(!server.isEmpty, "no server span from \(service): \(spans.map(\.summary))")
@@ -60,7 +75,28 @@ struct TracingTests {
                 #expect(descends(span, from: front), "\(span.summary) is not under the HTTP request")
                 #expect(span.attributes["rpc.system"] == "plantguide" && span.attributes["rpc.method"] != nil)
             }
+            // The service's database transactions sit under the call that made them.
+            let transactions = spans.filter { $0.service == "plantguide-\(service)" && $0.attributes["db.system.name"] == database }
+            #expect(!transactions.isEmpty, "no database span from \(service): \(spans.map(\.summary))")
+            for transaction in transactions {
+                let parent = byID[transaction.parentSpanID]
+                #expect(parent?.service == "plantguide-\(service)" && parent?.kind == "SPAN_KIND_SERVER", "\(transaction.summary)")
+            }
         }
+    }
+
+    /// The spans of an identification through Pl@ntNet: the gateway's server span continues the caller's, and the
+    /// request to Pl@ntNet is a client span under identification's, naming the host but never the key.
+    private func checkIdentification(_ spans: [ExportedSpan], callerSpan: String, key: String) {
+        let byID = Dictionary(spans.map { ($0.spanID, $0) }) { first, _ in first }
+        let front = spans.first { $0.service == "plantguide-gateway" && $0.kind == "SPAN_KIND_SERVER" }
+        #expect(front?.parentSpanID == callerSpan && front?.name == "plantguide.gateway.v1.GatewayService/IdentifyPlant",
+                "\(spans.map(\.summary))")
+        let plantnet = spans.first { $0.attributes["server.address"] == "127.0.0.1" }
+        #expect(plantnet?.service == "plantguide-identification" && plantnet?.kind == "SPAN_KIND_CLIENT"
+                && plantnet?.attributes["http.response.status_code"] == "200", "\(spans.map(\.summary))")
+        #expect(plantnet.flatMap { byID[$0.parentSpanID] }?.kind == "SPAN_KIND_SERVER")
+        #expect(!spans.contains { span in span.name.contains(key) || span.attributes.values.contains { $0.contains(key) } })
     }
 
     /// The spans the collector received, decoded with the opentelemetry-proto definitions (otlp_spans.py).

@@ -4,16 +4,16 @@ import PlantGuideStorage
 
 /// The care-data cache in SQLite: `caredata.sqlite` (WAL) in the service's data folder.
 public struct SQLiteCareEntries: CareEntryStore {
-    let writer: any DatabaseWriter
+    let writer: TracedDatabase
 
     /// Opens (creating and migrating) the database at `path`.
     public init(path: String) throws {
-        writer = try ServiceDatabase.open(path: path, migrator: Self.migrator)
+        writer = TracedDatabase(try ServiceDatabase.open(path: path, migrator: Self.migrator))
     }
 
     /// Entries in a database already opened and migrated with ``migrator`` (tests that watch its statements).
     init(writer: any DatabaseWriter) {
-        self.writer = writer
+        self.writer = TracedDatabase(writer)
     }
 
     static var migrator: DatabaseMigrator {

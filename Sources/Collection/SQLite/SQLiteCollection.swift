@@ -1,16 +1,17 @@
 import Foundation
 import GRDB
 import Logging
+import PlantGuideStorage
 
 /// The collection in one SQLite file (``CollectionDatabase``) with the photo files in a folder beside it
 /// (``PhotoFiles``): the default for one instance. Photo files are shared by content across users and removed,
 /// under the database's write lock, when no row refers to them any more.
 public struct SQLiteCollection: CollectionRecords {
-    let writer: any DatabaseWriter
+    let writer: TracedDatabase
     let files: PhotoFiles
 
     public init(writer: any DatabaseWriter, photoFolder: URL) {
-        self.writer = writer
+        self.writer = TracedDatabase(writer)
         files = PhotoFiles(root: photoFolder)
     }
 

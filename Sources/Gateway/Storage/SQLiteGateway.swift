@@ -2,14 +2,15 @@ import Foundation
 import GRDB
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 import SwiftProtobuf
 
 /// The gateway's state in one SQLite file (``GatewayDatabase``): the default for one instance.
 public struct SQLiteGateway: GatewayRecords {
-    let writer: any DatabaseWriter
+    let writer: TracedDatabase
 
     public init(writer: any DatabaseWriter) {
-        self.writer = writer
+        self.writer = TracedDatabase(writer)
     }
 
     /// Opens (creating and migrating) `<folder>/gateway.sqlite`.

@@ -4,14 +4,15 @@ import Logging
 import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
+import PlantGuideStorage
 import SwiftProtobuf
 
 /// Scheduling in one SQLite file (``SchedulingDatabase``): the default for one instance.
 public struct SQLiteScheduling: SchedulingRecords {
-    let writer: any DatabaseWriter
+    let writer: TracedDatabase
 
     public init(writer: any DatabaseWriter) {
-        self.writer = writer
+        self.writer = TracedDatabase(writer)
     }
 
     /// Opens (creating and migrating) `<folder>/scheduling.sqlite` and reports stored values today's limits refuse.
