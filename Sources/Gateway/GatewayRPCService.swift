@@ -71,7 +71,7 @@ public final class GatewayRPCService: RPCService {
                                                    .with { $0.ifVersion = ifVersion }, as: caller)
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
-            reminderStream: stream)
+            reminderStream: stream, logger: logger)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }
@@ -103,7 +103,7 @@ public final class GatewayRPCService: RPCService {
             router.register(method) { request, context in
                 let caller = try await authenticator.caller(
                     authorization: context.metadata["authorization"], collectionOwner: context.metadata[CallerAuthenticator.collectionOwnerKey],
-                    scope: scope, deadline: context.deadline, traceID: context.metadata[RPCServerContext.traceIDKey])
+                    scope: scope, deadline: context.deadline, traceID: context.traceID)
                 return try await body(request, caller)
             }
         }

@@ -41,6 +41,13 @@ struct ServiceLogTests {
         let link = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent("v1/calendar-link"),
                                                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
                                                    body: Data("{}".utf8)), timeout: .seconds(20))
+        // An app's W3C traceparent joins the lines too, with no trace exporter set up.
+        let appTrace = "0af7651916cd43dd8448eb211c80319c"
+        let renamed = try await http.send(HTTPRequest(
+            method: "PATCH", url: stack.httpBase.appendingPathComponent("v1/plants/p1"),
+            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json", "traceparent": "00-\(appTrace)-b7ad6b7169203331-01"],
+            body: Data(#"{"plant": {"customName": "Figgy"}, "updateMask": "customName"}"#.utf8)), timeout: .seconds(20))
+        #expect(renamed.status == 200, "\(String(decoding: renamed.body, as: UTF8.self))")
         let path = try #require((try JSONSerialization.jsonObject(with: link.body) as? [String: Any])?["path"] as? String)
         let secret = try #require(path.split(separator: "/").last.map { String($0.dropLast(".ics".count)) })
         let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
@@ -66,6 +73,9 @@ struct ServiceLogTests {
         let traced = Set(lines.filter { $0["trace_id"] as? String == traceID }.compactMap { $0["service"] as? String })
         #expect(traced.isSuperset(of: ["plantguide-gateway", "plantguide-identification", "plantguide-collection", "plantguide-scheduling"]),
                 "services with lines of the traced calls: \(traced.sorted())")
+
+        let appTraced = Set(lines.filter { $0["trace_id"] as? String == appTrace }.compactMap { $0["service"] as? String })
+        #expect(appTraced.isSuperset(of: ["plantguide-gateway", "plantguide-collection"]), "services with lines of the app's trace: \(appTraced.sorted())")
 
         let photoPiece = photo.subdata(in: 200..<248)
         let secrets = [

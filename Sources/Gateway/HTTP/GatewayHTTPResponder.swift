@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import PlantGuideProtos
 import PlantGuideRPC
 import Tracing
@@ -39,12 +40,13 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let timeout: Duration
     /// Where the handlers run: the RPC I/O thread, whose calls to the services they await.
     private let handlerExecutor: (any TaskExecutor)?
+    private let logger: Logger
 
     init(router: RPCRouter, methods: [any AnyRPCMethod], maxBodyBytes: Int, timeout: Duration = .seconds(30),
          handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String,
          readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
-         reminderStream: ReminderStream) {
+         reminderStream: ReminderStream, logger: Logger = Logger(label: "plantguide-gateway")) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -52,6 +54,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.maxBodyBytes = maxBodyBytes
         self.timeout = timeout
         self.handlerExecutor = handlerExecutor
+        self.logger = logger
         self.readiness = readiness
         metricsText = metrics
         self.calendar = calendar
@@ -61,38 +64,72 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     /// Answers `request`; with a tracer bootstrapped, inside a server span that continues the caller's trace (W3C
     /// `traceparent`), whose context comes back in the `traceresponse` header (W3C Trace Context level 2) so that an
-    /// app developer can quote the trace id.
+    /// app developer can quote the trace id. At debug level, one log line per request, with its trace id.
     func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
         let tracer = InstrumentationSystem.tracer
-        guard !(tracer is NoOpTracer) else { return try await answer(request, span: nil) }
-        var parent = ServiceContext.topLevel
-        tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
-        let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .server)
-        defer { span.end() }
-        span.attributes["http.request.method"] = request.method.rawValue
-        var response = try await ServiceContext.$current.withValue(span.context) { try await answer(request, span: span) }
-        span.attributes["http.response.status_code"] = response.status.code
-        if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
-        var carrier: [String: String] = [:]
-        tracer.inject(span.context, into: &carrier, using: MetadataInjector())
-        if let traceparent = carrier["traceparent"] { response.headers[Self.traceResponse] = traceparent }
+        let exchange: Exchange
+        var response: Response
+        var traceparent = request.headers[Self.traceParent]
+        if tracer is NoOpTracer {
+            exchange = Exchange(span: nil)
+            response = try await answer(request, exchange)
+        } else {
+            var parent = ServiceContext.topLevel
+            tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
+            let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .server)
+            defer { span.end() }
+            span.attributes["http.request.method"] = request.method.rawValue
+            exchange = Exchange(span: span)
+            response = try await ServiceContext.$current.withValue(span.context) { try await answer(request, exchange) }
+            span.attributes["http.response.status_code"] = response.status.code
+            if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            var carrier: [String: String] = [:]
+            tracer.inject(span.context, into: &carrier, using: MetadataInjector())
+            traceparent = carrier["traceparent"]
+            if let traceparent { response.headers[Self.traceResponse] = traceparent }
+        }
+        if logger.logLevel <= .debug {
+            var logger = self.logger
+            if let trace = traceparent.flatMap(TraceParent.traceID) { logger[metadataKey: "plantguide.trace_id"] = "\(trace)" }
+            logger.debug("answered", metadata: [
+                "http.request.method": "\(request.method.rawValue)", "http.route": "\(exchange.route ?? "unknown")",
+                "http.response.status_code": "\(response.status.code)",
+                "plantguide.http.duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))",
+            ])
+        }
         return response
     }
 
-    private static let traceResponse = HTTPFields.Element.Name("traceresponse")!
-
-    /// Names `span` after the route's template (never the path itself, which may hold a calendar secret).
-    private static func name(_ span: (any Span)?, method: String, route: String) {
-        guard let span else { return }
-        span.operationName = "\(method) \(route)"
-        span.attributes["http.route"] = route
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1_000 + Double(attoseconds / 1_000_000_000_000) / 1_000
     }
 
-    private func answer(_ request: Request, span: (any Span)?) async throws -> Response {
+    private static let traceResponse = HTTPFields.Element.Name("traceresponse")!
+    private static let traceParent = HTTPFields.Element.Name("traceparent")!
+
+    /// One request on its way through the front: its span, and its route's template once known (never the path
+    /// itself, which may hold a calendar secret), which names the span and the log line.
+    private final class Exchange: @unchecked Sendable {  // used by the request's own task only
+        let span: (any Span)?
+        var route: String?
+
+        init(span: (any Span)?) { self.span = span }
+
+        func named(method: String, route: String) {
+            self.route = route
+            guard let span else { return }
+            span.operationName = "\(method) \(route)"
+            span.attributes["http.route"] = route
+        }
+    }
+
+    private func answer(_ request: Request, _ exchange: Exchange) async throws -> Response {
         if request.method == .options { return Self.cors(Response(status: .noContent)) }
         let path = request.uri.path
         if ["/healthz", "/openapi.json", "/readyz", "/metrics", ReminderStream.path].contains(path) {
-            Self.name(span, method: request.method.rawValue, route: path)
+            exchange.named(method: request.method.rawValue, route: path)
         }
         switch path {
         case "/healthz": return Self.json(status: .ok, Data(#"{"status":"SERVING"}"#.utf8))
@@ -107,7 +144,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
         if path == ReminderStream.path { return await reminderStream.response(to: request) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
-            Self.name(span, method: "GET", route: "/v1/calendar/{secret}.ics")
+            exchange.named(method: "GET", route: "/v1/calendar/{secret}.ics")
             return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)),
                                       ifNoneMatch: request.headers[.ifNoneMatch] ?? "")
         }
@@ -117,7 +154,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         guard let (route, variables) = candidates.first(where: { $0.0.binding.verb == verb }) else {
             return Self.methodNotAllowed(verb, path, allowed: candidates.map(\.0.binding.verb))
         }
-        Self.name(span, method: verb, route: route.binding.path)
+        exchange.named(method: verb, route: route.binding.path)
         let body: Data
         do {
             body = Data(buffer: try await request.body.collect(upTo: maxBodyBytes))
@@ -133,6 +170,12 @@ struct GatewayHTTPResponder: HTTPResponder {
             var metadata: [String: String] = [:]
             if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
             if let owner = request.headers[Self.collectionOwner] { metadata[CallerAuthenticator.collectionOwnerKey] = owner }
+            // The trace the handler's log lines and calls belong to: this request's span, or else the app's own.
+            if let span = exchange.span {
+                InstrumentationSystem.tracer.inject(span.context, into: &metadata, using: MetadataInjector())
+            } else if let traceparent = request.headers[Self.traceParent] {
+                metadata["traceparent"] = traceparent
+            }
             let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout,
                                              on: handlerExecutor)
             if let error = outcome.error { return Self.failure(error) }

@@ -39,11 +39,7 @@ public struct RPCServerContext: Sendable {
 
     /// The call's trace id: the W3C `traceparent` metadata's, else `plantguide-trace-id`; nil when it has neither.
     public var traceID: String? {
-        if let parent = metadata["traceparent"] {
-            let fields = parent.split(separator: "-")
-            if fields.count >= 4, fields[1].count == 32 { return String(fields[1]) }
-        }
-        return metadata[Self.traceIDKey]
+        metadata["traceparent"].flatMap(TraceParent.traceID) ?? metadata[Self.traceIDKey]
     }
 
     /// The calling user's id from the metadata.

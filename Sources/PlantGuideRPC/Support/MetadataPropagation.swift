@@ -18,3 +18,14 @@ public struct MetadataExtractor: Extractor {
         carrier[key.lowercased()]
     }
 }
+
+/// W3C Trace Context's `traceparent` value: "00-<trace id, 32 hex>-<parent span id, 16 hex>-<flags>".
+public enum TraceParent {
+    /// The trace id of a well-formed `traceparent`; nil otherwise.
+    public static func traceID(_ value: String) -> String? {
+        let fields = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard fields.count >= 4, fields[1].count == 32, fields[2].count == 16, fields[1].allSatisfy(\.isHexDigit),
+              fields[1].contains(where: { $0 != "0" }) else { return nil }
+        return String(fields[1])
+    }
+}
