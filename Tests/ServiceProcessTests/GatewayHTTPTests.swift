@@ -20,28 +20,13 @@ struct GatewayHTTPTests {
         return (response.status, body, response.headers)
     }
 
-    /// Waits until every gateway's HTTP front listens (the RPC health check that started it does not cover it).
-    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
-        for base in stack.httpBases {
-            var up = false
-            for _ in 0..<100 where !up {
-                if let reply = try? await http.get(base.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)), reply.status == 200 {
-                    up = true
-                } else {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-            if !up { Issue.record("the HTTP front at \(base) did not come up") }
-        }
-    }
-
     @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses",
           arguments: TestBackend.allCases)
     func journey(backend: TestBackend) async throws {
         let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
 
         let ready = try await send(stack, "GET", "/readyz", token: nil)
         #expect(ready.status == 200 && ready.body["ready"] as? Bool == true)
@@ -115,7 +100,7 @@ struct GatewayHTTPTests {
         let stack = try await GatewayJourneyTests.Stack(backend)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         _ = try await send(stack, "PUT", "/v1/plants/p1", token: ana, json: #"{"plant": {"scientificName": "Ficus lyrata"}}"#)
         let jpeg = try TestImages.jpeg(TestImages.gradient(width: 400, height: 300))
         let png = TestImages.png(TestImages.halves(width: 64, height: 64))
@@ -155,7 +140,7 @@ struct GatewayHTTPTests {
     func client(backend: TestBackend) async throws {
         let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-cli-\(UUID().uuidString)")
         TestResources.track(folder: folder)
         let environment = ["PLANTGUIDE_CONFIG": folder.appendingPathComponent("config.json").path, "PLANTGUIDE_URL": "", "PLANTGUIDE_TOKEN": ""]
@@ -241,7 +226,7 @@ struct GatewayHTTPTests {
         // The link is made through the first gateway and read through the last (the same one without replicas).
         let feeds = try #require(stack.httpBases.last).absoluteString
         let token = try await stack.token(for: "ana")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         _ = try await send(stack, "PUT", "/v1/plants/p1", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
         let link = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
         let path = try #require(link.body["path"] as? String)
@@ -282,7 +267,7 @@ struct GatewayHTTPTests {
         let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)
         let ana = try await stack.token(for: "ana")
         let bob = try await stack.token(for: "bob")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         // Streams on the last gateway; the reminder comes from whichever scheduling replica claims it.
         let port = try #require(stack.httpBases.last?.port)
         let refused = try EventStreamReader(port: port, path: "/v1/reminders/stream")
@@ -324,7 +309,7 @@ struct GatewayHTTPTests {
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])
         let token = try await stack.token(for: "ana")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         var statuses: [Int] = []
         var retryAfter: String?
         for _ in 0..<6 {

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideTestSupport
@@ -115,6 +116,23 @@ struct GatewayJourneyTests {
         func gatewayCommand(_ arguments: [String]) async throws -> ChildProcess.Outcome {
             try await ChildProcess.run(BuildProducts.url(of: "plantguide-gateway"), arguments + ["--data", gateway.dataDirectory.path],
                                        environment: databases["gateway"] ?? [:], mergingStandardError: true)
+        }
+
+        /// Waits until every gateway's HTTP front listens (the RPC health check that started it does not cover it).
+        func waitForHTTP() async throws {
+            let http = CurlHTTPClient()
+            for base in httpBases {
+                var up = false
+                for _ in 0..<100 where !up {
+                    if let reply = try? await http.get(base.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
+                       reply.status == 200 {
+                        up = true
+                    } else {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                if !up { Issue.record("the HTTP front at \(base) did not come up") }
+            }
         }
 
         /// A new user's token.

@@ -37,7 +37,7 @@ struct ServiceLogTests {
             $0.plant = .with { $0.id = "p1"; $0.scientificName = "Ficus lyrata"; $0.customName = "Fig" }
         }, token: token, extra: ["plantguide-trace-id": traceID])
         await #expect(throws: RPCError.self) { _ = try await stack.call(Gateway.listPlants, .init(), token: "pg_not_a_real_token") }
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         let link = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent("v1/calendar-link"),
                                                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
                                                    body: Data("{}".utf8)), timeout: .seconds(20))
@@ -88,15 +88,5 @@ struct ServiceLogTests {
         for (what, value) in secrets {
             #expect(!value.isEmpty && !text.contains(value), "\(what) is in the logs")
         }
-    }
-
-    /// Waits until the gateway's HTTP front listens (the RPC health check that started the stack does not cover it).
-    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
-        for _ in 0..<100 {
-            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
-               reply.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("the HTTP front at \(stack.httpBase) did not come up")
     }
 }

@@ -19,7 +19,7 @@ struct TracingTests {
         let stack = try await GatewayJourneyTests.Stack(
             backend, gatewayExtra: otel, serviceExtra: otel.merging(["PLANTGUIDE_PLANTNET_KEY": plantnetKey]) { $1 })
         let token = try await stack.token(for: "ana")
-        try await waitForHTTP(stack)
+        try await stack.waitForHTTP()
         let traceID = "0af7651916cd43dd8448eb211c80319c"
         let callerSpan = "b7ad6b7169203331"
 
@@ -118,16 +118,6 @@ struct TracingTests {
         return outcome.output.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map(ExportedSpan.init)
         }
-    }
-
-    /// Waits until the gateway's HTTP front listens (the RPC health check that started the stack does not cover it).
-    private func waitForHTTP(_ stack: GatewayJourneyTests.Stack) async throws {
-        for _ in 0..<100 {
-            if let reply = try? await http.get(stack.httpBase.appendingPathComponent("healthz"), headers: [:], timeout: .seconds(2)),
-               reply.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("the HTTP front at \(stack.httpBase) did not come up")
     }
 }
 
