@@ -11,14 +11,17 @@ struct ServerMetricsTests {
     func admissionGauges(transport: TestTransport) async throws {
         let (server, client) = try TestServer.connected(transport) { $0.maxConcurrentCalls = 1 }
         defer { client.close() }
+        let gate = "gauges-\(UUID().uuidString)"
 
+        // The first call holds the only slot until the gate opens, so the other two wait in the queue meanwhile.
         let calls = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<3 { group.addTask { _ = try await client.call(TestMethods.sleep, .with { $0.service = "300" }) } }
+                for _ in 0..<3 { group.addTask { _ = try await client.call(TestMethods.gate, .with { $0.service = gate }) } }
                 try await group.waitForAll()
             }
         }
         let busy = try await gauges(of: client) { $0 == (running: 1, queued: 2) }
+        TestGate.open(gate)
         try await calls.value
         let idle = try await gauges(of: client) { $0 == (running: 0, queued: 0) }
 
@@ -26,10 +29,10 @@ struct ServerMetricsTests {
         await server.shutdown()
     }
 
-    /// The gauges as Metrics/Scrape reports them, scraped until `wanted` holds or 5 s have passed.
+    /// The gauges as Metrics/Scrape reports them, scraped until `wanted` holds or 20 s have passed.
     private func gauges(of client: RPCClient, until wanted: ((running: Int, queued: Int)) -> Bool) async throws -> (running: Int, queued: Int) {
         var last = (running: -1, queued: -1)
-        for _ in 0..<500 {
+        for _ in 0..<2_000 {
             let text = try await client.call(Plantguide_Metrics_V1_Metrics.scrape, .init()).text
             func value(_ name: String) -> Int {
                 let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }

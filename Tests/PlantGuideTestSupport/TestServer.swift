@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
@@ -12,6 +13,10 @@ public enum TestMethods {
     /// Sleeps `service` milliseconds, honouring cancellation, then answers.
     public static let sleep = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
         path: "/plantguide.test.v1.Test/Sleep", isIdempotent: false)
+    /// Waits until the test opens the ``TestGate`` named by `service` (honouring cancellation), then answers: a
+    /// handler that holds its slot for exactly as long as the test wants.
+    public static let gate = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
+        path: "/plantguide.test.v1.Test/Gate", isIdempotent: false)
     /// Answers the name of the thread its handler runs on; the server's handler execution decides where.
     public static let threadName = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(
         path: "/plantguide.test.v1.Test/ThreadName", isIdempotent: true)
@@ -37,6 +42,10 @@ public struct TestService: RPCService {
         router.register(TestMethods.sleep) { request, _ in
             try await Task.sleep(for: .milliseconds(Int(request.service) ?? 0))
             return .with { $0.text = "\(name):slept" }
+        }
+        router.register(TestMethods.gate) { request, _ in
+            while !TestGate.isOpen(request.service) { try await Task.sleep(for: .milliseconds(5)) }
+            return .with { $0.text = "\(name):passed" }
         }
         router.register(TestMethods.threadName) { _, _ in
             .with { $0.text = currentThreadName() }
@@ -100,4 +109,13 @@ public enum TestTransport: String, CaseIterable, Sendable, CustomStringConvertib
     case inProcess = "in-process"
 
     public var description: String { rawValue }
+}
+
+/// Named gates that ``TestMethods/gate`` handlers of this process wait at until the test opens them.
+public enum TestGate {
+    private static let opened = Mutex<Set<String>>([])
+
+    public static func open(_ name: String) { opened.withLock { _ = $0.insert(name) } }
+
+    static func isOpen(_ name: String) -> Bool { opened.withLock { $0.contains(name) } }
 }
