@@ -90,20 +90,19 @@ struct GatewayHTTPResponder: HTTPResponder {
             if let traceparent { response.headers[Self.traceResponse] = traceparent }
         }
         if logger.logLevel <= .debug {
-            var logger = self.logger
-            if let trace = traceparent.flatMap(TraceParent.traceID) { logger[metadataKey: "plantguide.trace_id"] = "\(trace)" }
-            logger.debug("answered", metadata: [
-                "http.request.method": "\(request.method.rawValue)", "http.route": "\(exchange.route ?? "unknown")",
-                "http.response.status_code": "\(response.status.code)",
-                "plantguide.http.duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))",
-            ])
+            logAnswer(request, response, route: exchange.route, traceparent: traceparent, took: ContinuousClock.now - started)
         }
         return response
     }
 
-    private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1_000 + Double(attoseconds / 1_000_000_000_000) / 1_000
+    /// The access log's line of one request (debug level), with its trace id.
+    private func logAnswer(_ request: Request, _ response: Response, route: String?, traceparent: String?, took: Duration) {
+        var logger = self.logger
+        if let trace = traceparent.flatMap(TraceParent.traceID) { logger[metadataKey: "plantguide.trace_id"] = "\(trace)" }
+        logger.debug("answered", metadata: [
+            "http.request.method": "\(request.method.rawValue)", "http.route": "\(route ?? "unknown")",
+            "http.response.status_code": "\(response.status.code)", "plantguide.http.duration_ms": "\(took.fractionalMilliseconds)",
+        ])
     }
 
     private static let traceResponse = HTTPFields.Element.Name("traceresponse")!

@@ -15,11 +15,12 @@ final class InProcessTransport: ClientTransport {
         self.server = server
     }
 
-    var executor: IOThreadExecutor { server.loopExecutor ?? IOThread.runningExecutor ?? IOThreadExecutor() }
+    /// The RPC I/O thread's executor; before any server runs, one that hands its jobs to the global pool.
+    var executor: IOThreadExecutor { IOThread.runningExecutor ?? IOThreadExecutor() }
 
     func close() { closed.store(true, ordering: .relaxed) }
 
-    func waitUntilAllEndpointsReady(deadline: MonotonicTime) async -> Bool { server.loopExecutor != nil }
+    func waitUntilAllEndpointsReady(deadline: MonotonicTime) async -> Bool { server.endpoint != nil }
 
     func send(_ envelope: [UInt8], method: String, deadline: MonotonicTime, waitForReady: Bool) async throws
         -> Plantguide_Rpc_V1_RpcResponse

@@ -119,9 +119,6 @@ public final class RPCServer: Service, Sendable {
         runningLoop?.serveLocal(request, reply: reply) ?? false
     }
 
-    /// The I/O thread as a task executor, while the server runs.
-    var loopExecutor: IOThreadExecutor? { runningLoop?.thread.executor }
-
     private var runningLoop: ServerLoop? {
         state.withLock { state in
             if case .running(let loop, _, _) = state { return loop }

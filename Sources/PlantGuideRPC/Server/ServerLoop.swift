@@ -410,17 +410,3 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         metrics.droppedReplies.increment()
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Milliseconds to the microsecond, for logs.
-    var fractionalMilliseconds: Double {
-        let (seconds, attoseconds) = components
-        return (Double(seconds * 1_000_000 + attoseconds / 1_000_000_000_000) / 1_000)
-    }
-}
