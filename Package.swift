@@ -247,7 +247,10 @@ let package = Package(
     ]
         + service(
             "Identification", executable: "IdentificationService",
-            extra: ["PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "CSodium"],
+            extra: [
+                "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "CSodium",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             executableExtra: ["PlantGuideInference"])
         + service(
             "CareData", executable: "CareDataService",

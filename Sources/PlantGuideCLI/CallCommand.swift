@@ -11,8 +11,8 @@ struct CallCommand: AsyncParsableCommand {
         abstract: "Call a method with a JSON request and print the JSON response.",
         discussion: """
             The request is the method's request message in proto3 JSON (field names in lowerCamelCase or as in \
-            the .proto). On an error status the status is printed to stderr and the exit code is 64 + its \
-            number (as grpcurl does). `plantguide rpc list` shows the methods.
+            the .proto). On an error status the status is printed to stderr (with the answer's traceresponse \
+            when the server traced the call) and the exit code is 64 + its number (as grpcurl does). `plantguide rpc list` shows the methods.
             Example: plantguide rpc call tcp://127.0.0.1:7003 /plantguide.health.v1.Health/Check '{}'
             """)
 
@@ -68,7 +68,9 @@ struct CallCommand: AsyncParsableCommand {
                 print("{}")
             }
         } catch let error as RPCError {
-            FileHandle.standardError.write(Data("ERROR:\n  Code: \(error.code.name)\n  Message: \(error.message)\n".utf8))
+            var text = "ERROR:\n  Code: \(error.code.name)\n  Message: \(error.message)\n"
+            if let trace = error.trailingMetadata[TraceParent.responseKey] { text += "  Trace: \(trace)\n" }
+            FileHandle.standardError.write(Data(text.utf8))
             throw ExitCode(Int32(64 + error.code.rawValue))
         }
     }

@@ -14,6 +14,9 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     public var cause: (any Error & Sendable)?
     /// Field violations, a reason code and a retry delay, sent as the status's details.
     public var details = RPCErrorDetails()
+    /// The answer's trailing metadata, when the server answered (e.g. `traceresponse`); empty otherwise. Never sent:
+    /// a server's trailing metadata is its own.
+    public var trailingMetadata: [String: String] = [:]
 
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code

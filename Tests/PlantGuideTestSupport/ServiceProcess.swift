@@ -15,19 +15,19 @@ public final class ServiceProcess: @unchecked Sendable {
     /// `environment` added to this process's, and waits, with health checks that wait for readiness (no sleeping,
     /// as a client configured by `client`: with CurveZMQ keys for a service that requires them), until it serves.
     /// Its log lines of `logLevel` and above go to the file `log` when given (appended), else to this process's
-    /// standard error.
+    /// standard error. `arguments` follow the ones every service takes.
     /// - Throws: when the binary is missing or the service does not come up within `timeout`.
     public init(
         _ executable: String, endpoint: String, dataDirectory: URL? = nil, environment: [String: String] = [:],
         client configuration: RPCClientConfiguration = .init(), timeout: Duration = .seconds(20),
-        logLevel: String = "warning", log: URL? = nil
+        logLevel: String = "warning", log: URL? = nil, arguments: [String] = []
     ) async throws {
         self.executable = executable
         self.endpoint = endpoint
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("plantguide-test-\(UUID().uuidString)", isDirectory: true)
         process.executableURL = BuildProducts.url(of: executable)
-        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", logLevel]
+        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", logLevel] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         if let log {
@@ -85,26 +85,5 @@ public enum BuildProducts {
         // swift-testing on Linux runs the .xctest binary from the build folder itself.
         if folder.pathExtension == "xctest" { folder = folder.deletingLastPathComponent() }
         return folder.appendingPathComponent(executable)
-    }
-}
-
-/// Free TCP ports on 127.0.0.1, for a server that must come back on the same port after a restart.
-public enum FreePort {
-    public static func next() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -127,7 +127,7 @@ struct GatewayHTTPTests {
                                            timeout: .seconds(20))
         #expect(thumbnail.status == 200 && thumbnail.headers["etag"] != "\"\(sha)\"" && thumbnail.body.count < jpeg.count)
         let stolen = try await http.get(photoURL, headers: ["Authorization": "Bearer \(bob)"], timeout: .seconds(20))
-        #expect(stolen.status == 404)
+        #expect(stolen.status == 404, "\(String(decoding: stolen.body, as: UTF8.self))")
 
         let removed = try await send(stack, "DELETE", "/v1/plants/p1/photos/\(sha)", token: ana)
         #expect(removed.status == 200 && removed.body["deleted"] as? Bool == true)

@@ -144,9 +144,15 @@ struct GatewayJourneyTests {
 
         func call<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request, token: String?,
                                      extra: [String: String] = [:]) async throws -> Response {
+            try await reply(method, request, token: token, extra: extra).message
+        }
+
+        /// A call's response with its trailing metadata.
+        func reply<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request, token: String?,
+                                      extra: [String: String] = [:]) async throws -> RPCReply<Response> {
             var metadata = extra
             if let token { metadata["authorization"] = "Bearer \(token)" }
-            return try await client.call(method, request, options: .init(timeout: .seconds(20), metadata: metadata))
+            return try await client.reply(method, request, options: .init(timeout: .seconds(20), metadata: metadata))
         }
 
         /// Restarts a killed service on its endpoint and data.

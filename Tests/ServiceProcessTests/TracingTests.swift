@@ -1,6 +1,7 @@
 import Foundation
 import PlantGuideHTTP
 import PlantGuideProtos
+import PlantGuideRPC
 import PlantGuideTestSupport
 import Testing
 
@@ -31,11 +32,22 @@ struct TracingTests {
         let traceResponse = try #require(reply.headers["traceresponse"])
         #expect(traceResponse.split(separator: "-").map(String.init).dropFirst().first == traceID, "\(traceResponse)")
 
-        // An RPC caller's traceparent is continued too; Pl@ntNet's request is a span without its key.
+        // An RPC caller's traceparent is continued too, and the answer's trailing metadata names the trace;
+        // Pl@ntNet's request is a span without its key.
         let identifyTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
         let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
-        _ = try await stack.call(Plantguide_Gateway_V1_GatewayService.identifyPlant, .with { $0.images = [.with { $0.data = photo; $0.organ = .leaf }] },
-                                 token: token, extra: ["traceparent": "00-\(identifyTrace)-\(callerSpan)-01"])
+        let identified = try await stack.reply(
+            Plantguide_Gateway_V1_GatewayService.identifyPlant, .with { $0.images = [.with { $0.data = photo; $0.organ = .leaf }] },
+            token: token, extra: ["traceparent": "00-\(identifyTrace)-\(callerSpan)-01"])
+        #expect(identified.traceID == identifyTrace, "\(identified.trailingMetadata)")
+        // A failed call's answer names its trace as well.
+        let failedTrace = "5cf92f3577b34da6a3ce929d0e0e4737"
+        let failure = await #expect(throws: RPCError.self) {
+            try await stack.call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = "missing" }, token: token,
+                                 extra: ["traceparent": "00-\(failedTrace)-\(callerSpan)-01"])
+        }
+        #expect(failure?.code == .notFound && failure?.trailingMetadata["traceresponse"].flatMap(TraceParent.traceID) == failedTrace,
+                "\(String(describing: failure))")
 
         // Spans are exported in batches after they end, each process on its own; wait for the last of each trace
         // (a process exports a span's children before it, as they end first).
@@ -89,6 +101,61 @@ struct TracingTests {
 
     /// The spans of an identification through Pl@ntNet: the gateway's server span continues the caller's, and the
     /// request to Pl@ntNet is a client span under identification's, naming the host but never the key.
+    /// Concurrent identifications share batches of the model: each batch is one span, under the server span of
+    /// one request it serves and linked to the others', with the batch size as an attribute.
+    @Test("each inference batch is a span under one request it served, linked to the others")
+    func inferenceBatches() async throws {
+        let collector = try FakeHTTPServer { _ in .reply(status: 200, headers: ["Content-Type": "application/x-protobuf"]) }
+        let service = try await ServiceProcess(
+            "plantguide-identification", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
+            environment: ["PLANTGUIDE_MODELS": ModelFixtures.modelRepository.path,
+                          "OTEL_EXPORTER_OTLP_ENDPOINT": collector.baseURL.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "50"],
+            arguments: ["--max-wait-ms", "1000"])
+        let client = try RPCClient(target: service.endpoint)
+        defer { client.close() }
+        // Four requests, each its own trace and photo (identical photos would be answered from the cache).
+        let traces = (0..<4).map { String(format: "%032x", 0xA1B2_0000 + $0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, trace) in traces.enumerated() {
+                let photo = try TestImages.jpeg(TestImages.gradient(width: 200 + 10 * index, height: 150))
+                group.addTask {
+                    let reply = try await client.reply(Plantguide_Identification_V1_IdentificationService.identify, .with {
+                        $0.method = .onDevice
+                        $0.images = [.with { $0.data = photo }]
+                    }, options: .init(timeout: .seconds(20), metadata: ["traceparent": "00-\(trace)-b7ad6b7169203331-01"]))
+                    #expect(reply.message.source == .onDevice && reply.traceID == trace)
+                }
+            }
+            try await group.waitForAll()
+        }
+        var batches: [ExportedSpan] = []
+        var spans: [ExportedSpan] = []
+        for _ in 0..<100 {
+            spans = try await exportedSpans(collector)
+            batches = spans.filter { $0.name == "inference batch" }
+            if batches.reduce(0, { $0 + (Int($1.attributes["plantguide.inference.batch_size"] ?? "") ?? 0) }) >= traces.count { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(await service.terminate() == 0)
+
+        let servers = Dictionary(spans.filter { $0.kind == "SPAN_KIND_SERVER" }.map { ($0.spanID, $0) }) { first, _ in first }
+        var served: [String] = []
+        for batch in batches {
+            let parent = servers[batch.parentSpanID]
+            #expect(parent?.name == "plantguide.identification.v1.IdentificationService/Identify" && parent?.traceID == batch.traceID,
+                    "\(batch.summary) is not under an Identify call")
+            #expect(batch.attributes["plantguide.inference.requests"] == "\(batch.links.count + 1)"
+                    && batch.attributes["plantguide.inference.batch_size"] == "\(batch.links.count + 1)", "\(batch.attributes)")
+            for link in batch.links {
+                #expect(servers[link.spanID]?.traceID == link.traceID, "a link of \(batch.summary) is not to a server span")
+            }
+            served += [batch.traceID] + batch.links.map(\.traceID)
+        }
+        #expect(served.sorted() == traces, "batches: \(batches.map(\.summary)); spans: \(spans.map(\.summary))")
+        // A second of waiting for the batch to fill lets the four requests share one.
+        #expect(batches.contains { !$0.links.isEmpty }, "\(batches.map(\.summary))")
+    }
+
     private func checkIdentification(_ spans: [ExportedSpan], callerSpan: String, key: String) {
         let byID = Dictionary(spans.map { ($0.spanID, $0) }) { first, _ in first }
         let front = spans.first { $0.service == "plantguide-gateway" && $0.kind == "SPAN_KIND_SERVER" }
@@ -132,6 +199,8 @@ private struct ExportedSpan {
     var spanID: String
     var parentSpanID: String
     var attributes: [String: String]
+    /// The spans this one links to: trace id and span id.
+    var links: [(traceID: String, spanID: String)]
 
     init(_ json: [String: Any]) {
         service = json["service"] as? String ?? ""
@@ -141,6 +210,7 @@ private struct ExportedSpan {
         spanID = json["span_id"] as? String ?? ""
         parentSpanID = json["parent_span_id"] as? String ?? ""
         attributes = (json["attributes"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        links = (json["links"] as? [[String: String]] ?? []).map { ($0["trace_id"] ?? "", $0["span_id"] ?? "") }
     }
 
     var summary: String { "\(service) \(kind) \(name) \(spanID)←\(parentSpanID)" }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the spans of OTLP/HTTP trace exports (ExportTraceServiceRequest bodies, one file each, as received by a
 test's fake collector) as JSON lines, decoded with the opentelemetry-proto definitions:
-{"service", "name", "kind", "trace_id", "span_id", "parent_span_id", "attributes"}."""
+{"service", "name", "kind", "trace_id", "span_id", "parent_span_id", "attributes", "links": [{"trace_id", "span_id"}]}."""
 import json
 import sys
 
@@ -30,4 +30,5 @@ for path in sys.argv[1:]:
                     "span_id": span.span_id.hex(),
                     "parent_span_id": span.parent_span_id.hex(),
                     "attributes": {a.key: value(a.value) for a in span.attributes},
+                    "links": [{"trace_id": link.trace_id.hex(), "span_id": link.span_id.hex()} for link in span.links],
                 }))

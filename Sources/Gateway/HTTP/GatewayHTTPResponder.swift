@@ -84,9 +84,7 @@ struct GatewayHTTPResponder: HTTPResponder {
             response = try await ServiceContext.$current.withValue(span.context) { try await answer(request, exchange) }
             span.attributes["http.response.status_code"] = response.status.code
             if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
-            var carrier: [String: String] = [:]
-            tracer.inject(span.context, into: &carrier, using: MetadataInjector())
-            traceparent = carrier["traceparent"]
+            traceparent = TraceParent.response(of: span)
             if let traceparent { response.headers[Self.traceResponse] = traceparent }
         }
         if logger.logLevel <= .debug {
@@ -105,7 +103,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         ])
     }
 
-    private static let traceResponse = HTTPFields.Element.Name("traceresponse")!
+    private static let traceResponse = HTTPFields.Element.Name(TraceParent.responseKey)!
     private static let traceParent = HTTPFields.Element.Name("traceparent")!
 
     /// One request on its way through the front: its span, and its route's template once known (never the path

@@ -1,6 +1,7 @@
 import Foundation
 import PlantGuideInference
 import PlantGuideRPC
+import Tracing
 
 /// How the model is shared under load, as in inference servers' dynamic batching.
 public struct BatchingConfiguration: Sendable, Equatable {
@@ -42,6 +43,8 @@ final class InferenceBatcher: @unchecked Sendable {
         let images: Int
         let deadline: ContinuousClock.Instant
         let enqueued: ContinuousClock.Instant
+        /// The request's trace context, when it is traced.
+        let trace: ServiceContext?
         let continuation: CheckedContinuation<[Float], any Error>
     }
 
@@ -90,7 +93,8 @@ final class InferenceBatcher: @unchecked Sendable {
 
     /// The model's output for `images` images laid out one after another in `inputs`: one output row per image.
     func run(_ inputs: [Float], images: Int, deadline: ContinuousClock.Instant) async throws -> [Float] {
-        try await withCheckedThrowingContinuation { continuation in
+        let trace = InstrumentationSystem.tracer is NoOpTracer ? nil : ServiceContext.current
+        return try await withCheckedThrowingContinuation { continuation in
             condition.lock()
             defer { condition.unlock() }
             guard !stopping else {
@@ -107,7 +111,7 @@ final class InferenceBatcher: @unchecked Sendable {
                 continuation.resume(throwing: error)
                 return
             }
-            queue.append(Job(inputs: inputs, images: images, deadline: deadline, enqueued: .now, continuation: continuation))
+            queue.append(Job(inputs: inputs, images: images, deadline: deadline, enqueued: .now, trace: trace, continuation: continuation))
             queuedImages += images
             condition.broadcast()
         }
@@ -129,6 +133,9 @@ final class InferenceBatcher: @unchecked Sendable {
             var inputs: [Float] = []
             inputs.reserveCapacity(count * imageShape.reduce(1, *))
             for job in live { inputs += job.inputs }
+            let span = InferenceBatchSpan.start(images: count, requests: live.count, traced: live.compactMap(\.trace),
+                                                waited: now - live[0].enqueued)
+            defer { span?.end() }
             do {
                 let outputs = try session.run([inputName: Tensor(shape: [count] + imageShape, floats: inputs)])
                 guard let output = outputs[outputName] else { throw InferenceError(.malformedModel, "no output '\(outputName)'") }
@@ -139,6 +146,8 @@ final class InferenceBatcher: @unchecked Sendable {
                     start += job.images
                 }
             } catch {
+                span?.recordError(error)
+                span?.setStatus(SpanStatus(code: .error, message: "the on-device model failed"))
                 for job in live { job.continuation.resume(throwing: RPCError(.internal, "the on-device model failed: \(error)")) }
             }
         }

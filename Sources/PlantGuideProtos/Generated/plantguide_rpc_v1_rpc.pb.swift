@@ -232,6 +232,11 @@ public nonisolated struct Plantguide_Rpc_V1_RpcResponse: Sendable {
   /// The serialized response message of the method; empty unless the status is OK.
   public var payload: Data = Data()
 
+  /// Trailing metadata, keys lower-case ASCII, on success and failure alike. Known key: "traceresponse" (W3C Trace
+  /// Context level 2: "00-<trace id>-<server span id>-<flags>"), sent when the server traces the call, so that a
+  /// caller can quote the trace id in a bug report. Clients MUST ignore keys they do not know.
+  public var trailingMetadata: Dictionary<String,String> = [:]
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -321,7 +326,7 @@ nonisolated extension Plantguide_Rpc_V1_RpcRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Plantguide_Rpc_V1_RpcResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RpcResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}status\0\u{1}payload\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}status\0\u{1}payload\0\u{3}trailing_metadata\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -332,6 +337,7 @@ nonisolated extension Plantguide_Rpc_V1_RpcResponse: SwiftProtobuf.Message, Swif
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._status) }()
       case 3: try { try decoder.decodeSingularBytesField(value: &self.payload) }()
+      case 4: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.trailingMetadata) }()
       default: break
       }
     }
@@ -351,6 +357,9 @@ nonisolated extension Plantguide_Rpc_V1_RpcResponse: SwiftProtobuf.Message, Swif
     if !self.payload.isEmpty {
       try visitor.visitSingularBytesField(value: self.payload, fieldNumber: 3)
     }
+    if !self.trailingMetadata.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: self.trailingMetadata, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -358,6 +367,7 @@ nonisolated extension Plantguide_Rpc_V1_RpcResponse: SwiftProtobuf.Message, Swif
     if lhs.id != rhs.id {return false}
     if lhs._status != rhs._status {return false}
     if lhs.payload != rhs.payload {return false}
+    if lhs.trailingMetadata != rhs.trailingMetadata {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

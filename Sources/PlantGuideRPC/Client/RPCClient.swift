@@ -74,26 +74,42 @@ public final class RPCClient: Sendable {
     public func call<Request, Response>(
         _ method: RPCMethod<Request, Response>, _ request: Request, options: RPCCallOptions = .init()
     ) async throws -> Response {
+        try await reply(method, request, options: options).message
+    }
+
+    /// Calls `method` with `request`; returns the response with the answer's trailing metadata (a traced call's
+    /// `traceresponse`, which names the trace to quote in a bug report).
+    /// - Throws: ``RPCError``, whose `trailingMetadata` holds a failed answer's.
+    public func reply<Request, Response>(
+        _ method: RPCMethod<Request, Response>, _ request: Request, options: RPCCallOptions = .init()
+    ) async throws -> RPCReply<Response> {
         let payload: Data
         do {
             payload = try request.serializedBytes()
         } catch {
             throw RPCError.invalidArgument("payload", .invalidFormat, "cannot serialize \(Request.protoMessageName): \(error)")
         }
-        let reply = try await call(path: method.path, payload: payload, isIdempotent: method.isIdempotent, options: options)
+        let reply = try await reply(path: method.path, payload: payload, isIdempotent: method.isIdempotent, options: options)
         do {
-            return try Response(serializedBytes: reply)
+            return RPCReply(message: try Response(serializedBytes: reply.message), trailingMetadata: reply.trailingMetadata)
         } catch {
             throw RPCError(.internal, "reply is not a valid \(Response.protoMessageName): \(error)")
         }
     }
 
     /// Calls a method by path with an already serialized request; returns the serialized response.
+    /// - Throws: ``RPCError``.
+    public func call(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> Data {
+        try await reply(path: path, payload: payload, isIdempotent: isIdempotent, options: options).message
+    }
+
+    /// Calls a method by path with an already serialized request; returns the serialized response with the
+    /// answer's trailing metadata.
     ///
     /// When a tracer is bootstrapped (swift-distributed-tracing), the call is a client span, child of the task's
     /// current span, and its context travels in the metadata (W3C `traceparent`) for the server to continue.
-    /// - Throws: ``RPCError``.
-    public func call(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> Data {
+    /// - Throws: ``RPCError``, whose `trailingMetadata` holds a failed answer's.
+    public func reply(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> RPCReply<Data> {
         let tracer = InstrumentationSystem.tracer
         guard !(tracer is NoOpTracer) else { return try await untracedCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options) }
         let span = tracer.startSpan(RPCSpan.name(path), ofKind: .client)
@@ -109,7 +125,7 @@ public final class RPCClient: Sendable {
         }
     }
 
-    private func untracedCall(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions) async throws -> Data {
+    private func untracedCall(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions) async throws -> RPCReply<Data> {
         let deadline = MonotonicTime.now().advanced(by: options.timeout ?? configuration.defaultTimeout)
         var envelope = Plantguide_Rpc_V1_RpcRequest()
         envelope.method = path
@@ -137,8 +153,11 @@ public final class RPCClient: Sendable {
                 try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
                 continue
             }
-            guard response.hasStatus, response.status.code != .ok else { return response.payload }
-            let error = RPCError(wireStatus: response.status)
+            guard response.hasStatus, response.status.code != .ok else {
+                return RPCReply(message: response.payload, trailingMetadata: response.trailingMetadata)
+            }
+            var error = RPCError(wireStatus: response.status)
+            error.trailingMetadata = response.trailingMetadata
             guard error.code == .unavailable else { throw error }
             try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
         }

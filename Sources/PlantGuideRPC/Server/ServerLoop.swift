@@ -298,7 +298,10 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
                 response.status = mapped.wireStatus
                 if let span { RPCSpan.fail(span, with: mapped) }
             }
-            span?.end()
+            if let span {
+                response.trailingMetadata[TraceParent.responseKey] = TraceParent.response(of: span)
+                span.end()
+            }
             let reply = (try? response.serializedBytes()) ?? []
             if logger.logLevel <= .debug {
                 // The access log, at debug level: one line a call, with its trace id.
