@@ -6,8 +6,14 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
   average pool, Gemm), random weights, 224×224; expected outputs from onnxruntime.
 - resnet18: ResNet-18-shaped (7×7 stem, max pool, basic blocks with 1×1 downsampling), random weights.
 - plant-cnn: the default model (when the model repository has it) on random [-1, 1] inputs.
+- vit, deit, swin, convnext (and vit-opset13, swin-opset17, convnext-opset13, vit-gelu20: the same architectures
+  exported at other opsets, LayerNorm decomposed or not, GELU through Erf or the Gelu operator): small
+  transformer and ConvNeXt graphs written as torch.onnx.export writes them (transformer_models.py), random
+  weights, batches of 1 and 8; expected outputs from onnxruntime.
 - pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
-  expected outputs from ONNX's reference evaluator.
+  gelu_none, gelu_tanh (Debian's ONNX test data predates Gelu), equal_int64 and range_int64 (its own are int32);
+  expected outputs from ONNX's reference
+  evaluator.
 - repository/mobilenetv2-random: the MobileNetV2-shaped model as a model-repository entry (config.json, 1000
   placeholder labels), for load tests where the model, not the photo, is the work (Scripts/bench
   identification-scaling). Its answers mean nothing.
@@ -23,6 +29,8 @@ import onnx
 import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+
+import transformer_models
 
 
 class GraphBuilder:
@@ -159,6 +167,25 @@ def pad_case(mode: str) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def gelu_case(approximate: str) -> onnx.ModelProto:
+    node = helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)
+    graph = helper.make_graph([node], f"gelu_{approximate}", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+
+
+def shape_arithmetic_case(op: str) -> onnx.ModelProto:
+    """Equal (with broadcasting) or Range on int64 inputs, which a plan knows before the run."""
+    if op == "Equal":
+        inputs = [helper.make_tensor_value_info("a", TensorProto.INT64, [3, 4]), helper.make_tensor_value_info("b", TensorProto.INT64, [4])]
+        output = helper.make_tensor_value_info("y", TensorProto.BOOL, None)
+    else:
+        inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, []) for n in ("a", "b", "c")]
+        output = helper.make_tensor_value_info("y", TensorProto.INT64, None)
+    node = helper.make_node(op, [i.name for i in inputs], ["y"])
+    return helper.make_model(helper.make_graph([node], op.lower(), inputs, [output]), opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main() -> None:
     output = sys.argv[1]
     repository = sys.argv[2] if len(sys.argv) > 2 else None
@@ -166,6 +193,14 @@ def main() -> None:
     image = lambda batch, size: random.standard_normal((batch, 3, size, size)).astype(np.float32)
     write_case(os.path.join(output, "mobilenetv2"), mobilenet_v2(), [[image(1, 224)], [image(3, 224)]])
     write_case(os.path.join(output, "resnet18"), resnet18(), [[image(1, 224)], [image(2, 224)]])
+    small = lambda batch: random.standard_normal((batch, 3, 32, 32)).astype(np.float32)
+    for name, model in [
+        ("vit", transformer_models.vit()), ("vit-opset13", transformer_models.vit(opset=13)),
+        ("vit-gelu20", transformer_models.vit(opset=20)), ("deit", transformer_models.vit(distilled=True, opset=13)),
+        ("swin", transformer_models.swin()), ("swin-opset17", transformer_models.swin(opset=17)),
+        ("convnext", transformer_models.convnext()), ("convnext-opset13", transformer_models.convnext(opset=13)),
+    ]:
+        write_case(os.path.join(output, name), model, [[small(1)], [small(8)]])
     if repository and os.path.exists(os.path.join(repository, "plant-cnn", "model.onnx")):
         model = onnx.load(os.path.join(repository, "plant-cnn", "model.onnx"))
         uniform = lambda batch: random.uniform(-1, 1, (batch, 3, 128, 128)).astype(np.float32)
@@ -185,6 +220,13 @@ def main() -> None:
         x = random.standard_normal((1, 3, 4, 5)).astype(np.float32)
         write_case(os.path.join(output, f"pad_{mode}_float"), pad_case(mode),
                    [[x, np.array([0, 0, 1, 2, 0, 0, 2, 3], dtype=np.int64)]], reference="onnx")
+    for approximate in ("none", "tanh"):
+        write_case(os.path.join(output, f"gelu_{approximate}"), gelu_case(approximate),
+                   [[(3 * random.standard_normal((3, 4, 5))).astype(np.float32)]], reference="onnx")
+    write_case(os.path.join(output, "equal_int64"), shape_arithmetic_case("Equal"),
+               [[random.integers(0, 3, (3, 4)), random.integers(0, 3, 4)]], reference="onnx")
+    write_case(os.path.join(output, "range_int64"), shape_arithmetic_case("Range"),
+               [[np.array(10), np.array(-4), np.array(-3)], [np.array(2), np.array(9), np.array(2)]], reference="onnx")
     print(f"wrote test models to {output}")
 
 

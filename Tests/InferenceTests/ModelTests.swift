@@ -6,8 +6,12 @@ import Testing
 
 /// Whole networks against onnxruntime, and what loading refuses.
 @Suite(.cpuHeavy) struct ModelTests {
-    @Test("whole models match onnxruntime within 1e-4 of their output range",
-          arguments: ["plant-cnn", "mobilenetv2", "resnet18"])
+    /// The convolutional families, and small ViT, DeiT, Swin and ConvNeXt graphs as torch.onnx.export writes them
+    /// (computed shapes, LayerNorm as an operator or decomposed, GELU through Erf or Gelu), at batch 1 and 8.
+    @Test("whole models match onnxruntime within 1e-4 of their output range", arguments: [
+        "plant-cnn", "mobilenetv2", "resnet18", "vit", "vit-opset13", "vit-gelu20", "deit", "swin", "swin-opset17", "convnext",
+        "convnext-opset13",
+    ])
     func matchesOnnxRuntime(_ name: String) async throws {
         var test = NodeTest(directory: try ModelFixtures.testModel(name))
         test.relativeTolerance = 1e-4
@@ -64,6 +68,15 @@ import Testing
         model.graph.node[1].input = ["nowhere"]
         let dangling = #expect(throws: InferenceError.self) { try InferenceModel(model) }
         #expect(dangling?.message == "node 'rnn' (Relu): input 'nowhere' is not produced by any earlier node")
+    }
+
+    @Test("a value only known at run time where one known before is needed is a load error naming the node")
+    func runTimeValueWhereConstantNeeded() {
+        // Equal of the image itself: shape tests are evaluated at plan time, float comparisons at run time are not.
+        let model = Self.model(nodes: [Self.node("Equal", ["x", "x"], ["y"], name: "same")], inputShape: [1, 3, 8, 8])
+        let error = #expect(throws: InferenceError.self) { try InferenceModel(model) }
+        #expect(error?.code == .unsupportedModel)
+        #expect(error?.message == "node 'same' (Equal): Equal of values computed at run time is not supported, only of values known before it")
     }
 
     @Test("weights that do not fit are a load error naming the node")

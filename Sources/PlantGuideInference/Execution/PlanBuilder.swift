@@ -73,6 +73,15 @@ struct PlanBuilder {
     private mutating func plan(_ node: GraphNode) throws(InferenceError) {
         let inputs = node.inputs.map { $0.isEmpty ? nil : values[$0] }
         let infos = inputs.map { $0?.info }
+        if let evaluating = node.op as? any ConstantEvaluating, infos.contains(where: { $0 != nil }),
+           infos.allSatisfy({ $0 == nil || $0!.constant != nil }) {
+            // Known now (shape arithmetic, mostly): evaluated once, whatever the element types.
+            let results = try evaluating.evaluate(infos.map { $0?.constant })
+            for (index, tensor) in results.enumerated() where index < node.outputs.count && !node.outputs[index].isEmpty {
+                values[node.outputs[index]] = (ValueInfo(constant: tensor), tensor.elementType == .float ? .constant(ownedPointer(tensor.floats)) : .none)
+            }
+            return
+        }
         let outputs = try node.op.outputs(for: infos)
         guard outputs.count >= node.outputs.filter({ !$0.isEmpty }).count else {
             throw InferenceError(.unsupportedModel, "has \(node.outputs.count) outputs, only \(outputs.count) are supported")

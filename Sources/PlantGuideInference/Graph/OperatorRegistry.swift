@@ -28,7 +28,43 @@ public enum OperatorRegistry {
         "MatMul": { _, _, _ in MatMulOperator() },
         "Add": { a, opset, _ throws(InferenceError) in try legacyBroadcast(a, opset); return BinaryOperator(function: .add) },
         "Mul": { a, opset, _ throws(InferenceError) in try legacyBroadcast(a, opset); return BinaryOperator(function: .multiply) },
+        "Sub": { _, _, _ in BinaryOperator(function: .subtract) },
+        "Div": { _, _, _ in BinaryOperator(function: .divide) },
+        "Pow": { _, _, _ in BinaryOperator(function: .power) },
         "Relu": { _, _, _ in ActivationOperator(.relu) },
+        "Sqrt": { _, _, _ in ActivationOperator(.sqrt) },
+        "Reciprocal": { _, _, _ in ActivationOperator(.reciprocal) },
+        "Erf": { _, _, _ in ActivationOperator(.erf) },
+        "Tanh": { _, _, _ in ActivationOperator(.tanh) },
+        "Gelu": { a, _, _ throws(InferenceError) in
+            let approximate = a.string("approximate", default: "none")
+            guard ["none", "tanh"].contains(approximate) else { throw a.error("approximate '\(approximate)' is not supported") }
+            return ActivationOperator(.gelu(tanhApproximation: approximate == "tanh"))
+        },
+        "LayerNormalization": { a, _, _ in LayerNormalizationOperator(axis: a.int("axis", default: -1), epsilon: a.float("epsilon", default: 1e-5)) },
+        "Shape": { a, _, _ in ShapeOperator(start: a.int("start", default: 0), end: a.has("end") ? a.int("end", default: 0) : nil) },
+        "Size": { _, _, _ in SizeOperator() },
+        "Gather": { a, _, _ in GatherOperator(axis: a.int("axis", default: 0)) },
+        "Unsqueeze": { a, opset, _ in UnsqueezeOperator(attributeAxes: opset < 13 ? a.ints("axes") ?? [] : nil) },
+        "Squeeze": { a, opset, _ in SqueezeOperator(attributeAxes: opset < 13 ? a.ints("axes") : nil) },
+        "Slice": { a, opset, _ in
+            SliceOperator(attributes: opset < 10 ? (a.ints("starts") ?? [], a.ints("ends") ?? [], a.ints("axes")) : nil)
+        },
+        "Expand": { _, _, _ in ExpandOperator() },
+        "Split": { a, opset, node in
+            SplitOperator(
+                axis: a.int("axis", default: 0), attributeSizes: opset < 13 ? a.ints("split") : nil,
+                parts: opset >= 18 && a.has("num_outputs") ? a.int("num_outputs", default: 1) : node.output.count)
+        },
+        "Where": { _, _, _ in WhereOperator() },
+        "Equal": { _, _, _ in EqualOperator() },
+        "ConstantOfShape": { a, _, _ throws(InferenceError) in ConstantOfShapeOperator(value: try a.tensor("value")) },
+        "Range": { _, _, _ in RangeOperator() },
+        "Cast": { a, _, _ throws(InferenceError) in
+            let to = a.int("to", default: 0)
+            guard let target = CastOperator.elementType(to) else { throw a.error("cast to type \(to) is not supported") }
+            return CastOperator(target: target)
+        },
         "Sigmoid": { _, _, _ in ActivationOperator(.sigmoid) },
         "HardSigmoid": { a, _, _ in
             ActivationOperator(.hardSigmoid(alpha: a.float("alpha", default: 0.2), beta: a.float("beta", default: 0.5)))

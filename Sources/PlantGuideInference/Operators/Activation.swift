@@ -1,7 +1,8 @@
 import CInferenceKernels
 import Foundation
 
-/// The element-wise functions image classifiers put after their layers. Also fused into Conv and Gemm at load.
+/// The element-wise functions of one input: the activations image classifiers put after their layers (Relu and
+/// Clip are also fused into Conv and Gemm at load), and the transformers' Sqrt, Reciprocal, Erf, Tanh and Gelu.
 enum Activation: Sendable, Equatable {
     case identity
     case relu
@@ -9,6 +10,12 @@ enum Activation: Sendable, Equatable {
     case sigmoid
     case hardSigmoid(alpha: Float, beta: Float)
     case hardSwish
+    case sqrt
+    case reciprocal
+    case erf
+    case tanh
+    /// GELU, x·Φ(x): exact (with erf), or the tanh approximation.
+    case gelu(tanhApproximation: Bool)
 
     /// Applies the function to `count` elements, from `input` into `output` (which may be the same memory).
     func apply(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
@@ -31,6 +38,24 @@ enum Activation: Sendable, Equatable {
                 let x = input[i]
                 output[i] = x * min(max(x / 6 + 0.5, 0), 1)
             }
+        case .sqrt:
+            for i in 0..<count { output[i] = input[i].squareRoot() }
+        case .reciprocal:
+            for i in 0..<count { output[i] = 1 / input[i] }
+        case .erf:
+            for i in 0..<count { output[i] = erff(input[i]) }
+        case .tanh:
+            for i in 0..<count { output[i] = tanhf(input[i]) }
+        case .gelu(tanhApproximation: false):
+            for i in 0..<count {
+                let x = input[i]
+                output[i] = 0.5 * x * (1 + erff(x * 0.707_106_77))
+            }
+        case .gelu(tanhApproximation: true):
+            for i in 0..<count {
+                let x = input[i]
+                output[i] = 0.5 * x * (1 + tanhf(0.797_884_6 * (x + 0.044_715 * x * x * x)))
+            }
         }
     }
 }
@@ -49,7 +74,8 @@ extension Activation {
     }
 }
 
-/// Relu, Clip, Sigmoid, HardSigmoid, HardSwish: one input, one output of the same shape.
+/// Relu, Clip, Sigmoid, HardSigmoid, HardSwish, Sqrt, Reciprocal, Erf, Tanh, Gelu: one input, one output of the
+/// same shape.
 struct ActivationOperator: Operator {
     let activation: Activation
     /// Clip before opset 11 takes its bounds as attributes; later, as optional inputs.

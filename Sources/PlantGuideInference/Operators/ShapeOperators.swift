@@ -62,8 +62,19 @@ private func reshaped(_ tensor: Tensor, _ shape: [Int]) -> Tensor {
 }
 
 /// Transpose by a permutation (reversed axes by default).
-struct TransposeOperator: Operator {
+struct TransposeOperator: ConstantEvaluating {
     let permutation: [Int]?
+
+    func evaluate(_ inputs: [Tensor?]) throws(InferenceError) -> [Tensor] {
+        guard let x = inputs.first ?? nil else { throw shapeError("input 0 (data) is missing") }
+        let permutation = permutation ?? Array(x.shape.indices.reversed())
+        guard permutation.sorted() == Array(x.shape.indices) else {
+            throw shapeError("perm \(permutation) is not a permutation of rank \(x.shape.count)")
+        }
+        let strides = rowMajorStrides(x.shape)
+        let shape = permutation.map { x.shape[$0] }
+        return [x.gathered(stridedSources(shape: shape, strides: permutation.map { strides[$0] }), shape: shape)]
+    }
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let x = try requiredFloat(inputs, 0, "data")
@@ -92,9 +103,33 @@ struct TransposeOperator: Operator {
     }
 }
 
-/// Concat along an axis.
-struct ConcatOperator: Operator {
+/// Concat along an axis: floats at run time, any element type at plan time (shapes put together).
+struct ConcatOperator: ConstantEvaluating {
     let axis: Int
+
+    func evaluate(_ inputs: [Tensor?]) throws(InferenceError) -> [Tensor] {
+        let parts = inputs.compactMap { $0 }
+        guard let first = parts.first, parts.count == inputs.count else { throw shapeError("needs at least one input, none omitted") }
+        let axis = try normalizedAxis(axis, rank: first.shape.count)
+        var shape = first.shape
+        shape[axis] = 0
+        for part in parts {
+            var expected = first.shape
+            expected[axis] = part.shape.count == expected.count ? part.shape[axis] : -1
+            guard part.shape == expected else { throw shapeError("shapes \(parts.map(\.shape)) do not concatenate on axis \(axis)") }
+            shape[axis] += part.shape[axis]
+        }
+        let outer = shape[..<axis].reduce(1, *)
+        let isFloat = parts.contains { $0.elementType == .float }
+        var floats: [Float] = [], integers: [Int64] = []
+        for o in 0..<outer {
+            for part in parts {
+                let row = part.shape[axis...].reduce(1, *)
+                if isFloat { floats += part.floatValues[(o * row)..<((o + 1) * row)] } else { integers += part.integers[(o * row)..<((o + 1) * row)] }
+            }
+        }
+        return [isFloat ? Tensor(shape: shape, floats: floats) : Tensor(shape: shape, integers: integers, elementType: first.elementType)]
+    }
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let parts = try inputs.indices.map { index throws(InferenceError) in try requiredFloat(inputs, index, "inputs") }

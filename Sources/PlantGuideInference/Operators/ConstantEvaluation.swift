@@ -1,0 +1,59 @@
+/// An operator that can compute its outputs at plan time when every input is known then, of any element type.
+///
+/// Exported transformers compute their shapes in the graph (Shape, Gather, Unsqueeze, Concat, int64 arithmetic,
+/// Range, Equal, Where): with the input shape fixed by the plan, those values are constants, so the planner
+/// evaluates them once and no kernel runs them.
+protocol ConstantEvaluating: Operator {
+    /// The outputs for these constant inputs (nil for an omitted optional input).
+    func evaluate(_ inputs: [Tensor?]) throws(InferenceError) -> [Tensor]
+}
+
+extension Tensor {
+    /// The elements as 64-bit integers, whatever the element type (floats truncated toward zero).
+    var integerValues: [Int64] { elementType == .float ? floats.map { Int64($0) } : integers }
+
+    /// The elements as floats, whatever the element type.
+    var floatValues: [Float] { elementType == .float ? floats : integers.map { Float($0) } }
+
+    /// A tensor of this element type and `shape` whose element i is this tensor's element `sources[i]`.
+    func gathered(_ sources: [Int], shape: [Int]) -> Tensor {
+        elementType == .float
+            ? Tensor(shape: shape, floats: sources.map { floats[$0] })
+            : Tensor(shape: shape, integers: sources.map { integers[$0] }, elementType: elementType)
+    }
+}
+
+/// For each element of an output of `shape`, in row-major order, the flat index of the element it reads:
+/// `offset` plus the output index dotted with `strides`. Slice, Expand and Transpose are this map.
+func stridedSources(shape: [Int], strides: [Int], offset: Int = 0) -> [Int] {
+    let count = shape.reduce(1, *)
+    guard count > 0 else { return [] }
+    guard !shape.isEmpty else { return [offset] }
+    var result: [Int] = []
+    result.reserveCapacity(count)
+    let inner = shape[shape.count - 1], innerStride = strides[shape.count - 1]
+    forEachRow(of: shape, strides: [strides]) { offsets in
+        let base = offset + offsets[0]
+        for i in 0..<inner { result.append(base + i * innerStride) }
+    }
+    return result
+}
+
+/// The kernel that copies each output element from the input element `sources` names.
+func gatherKernel(_ sources: [Int]) -> Kernel {
+    { inputs, outputs in
+        let x = inputs[0]!, y = outputs[0]
+        sources.withUnsafeBufferPointer { map in
+            for i in map.indices { y[i] = x[map[i]] }
+        }
+    }
+}
+
+/// The fixed value of input `index`, or an error saying it must be known before the run.
+func constantInput(_ inputs: [ValueInfo?], _ index: Int, _ what: String) throws(InferenceError) -> Tensor {
+    guard index < inputs.count, let value = inputs[index] else { throw shapeError("input \(index) (\(what)) is missing") }
+    guard let constant = value.constant else {
+        throw InferenceError(.unsupportedModel, "input \(index) (\(what)) must be known before the run (a constant or a shape)")
+    }
+    return constant
+}
