@@ -256,3 +256,19 @@ def convnext(dims=(16, 32), depths=(1, 1), image=32, classes=10, opset=17, seed=
     x = g.layer_norm(g.reduce_mean(x, [2, 3], keepdims=0), dims[-1])
     g.node("Gemm", [x, g.weight((classes, dims[-1])), g.weight((classes,), 0.02)], transB=1)
     return g.model("convnext", image, "logits", classes)
+
+
+def main() -> None:
+    """Writes the benchmark's ViT-tiny and ConvNeXt-tiny shaped models (random weights) into OUTPUT_DIR."""
+    import os
+    import sys
+    output = sys.argv[1]
+    os.makedirs(output, exist_ok=True)
+    onnx.save(vit(dim=192, depth=12, heads=3, image=224, patch=16, classes=1000), os.path.join(output, "vit-tiny.onnx"))
+    onnx.save(convnext(dims=(96, 192, 384, 768), depths=(3, 3, 9, 3), image=224, classes=1000),
+              os.path.join(output, "convnext-tiny.onnx"))
+    print(f"wrote vit-tiny.onnx and convnext-tiny.onnx to {output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -52,4 +52,12 @@ void pg_sgemm(int transpose_a, int transpose_b, int m, int n, int k, float alpha
 void pg_sgemv(int transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x, float beta,
               float *y);
 
+
+/// y = erf(x), element-wise (at most 4.2e-7 from the exact value).
+void pg_erf(const float *x, float *y, long count);
+/// y = GELU(x) = x·Φ(x) = 0.5·x·(1 + erf(x/√2)), element-wise.
+void pg_gelu(const float *x, float *y, long count);
+/// y = exp(x − shift), element-wise; returns the sum of y (a softmax row's denominator).
+float pg_exp_shifted(const float *x, float *y, long count, float shift);
+
 #endif

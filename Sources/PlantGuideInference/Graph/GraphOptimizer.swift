@@ -1,5 +1,5 @@
 /// Load-time rewrites that leave the results unchanged: batch normalization folded into the convolution before
-/// it, and Relu or Clip fused into the Conv or Gemm before it.
+/// it, Relu or Clip fused into the Conv or Gemm before it, and GELU written out in five nodes made one.
 struct GraphOptimizer {
     var nodes: [GraphNode]
     var constants: [String: Tensor]
@@ -8,6 +8,46 @@ struct GraphOptimizer {
     mutating func optimize() {
         foldBatchNormalization()
         fuseActivations()
+        fuseGELU()
+    }
+
+    /// x·0.5·(1 + erf(x/√2)) as torch exports nn.GELU before opset 20, Div → Erf → Add(1) → Mul(x) → Mul(0.5), made
+    /// one Gelu: one pass over the values instead of five.
+    private mutating func fuseGELU() {
+        let counts = readers()
+        func scalar(_ name: String) -> Float? {
+            guard let tensor = constants[name], tensor.elementType == .float, tensor.count == 1 else { return nil }
+            return tensor.floats[0]
+        }
+        /// The other input of a two-input node, when one of them is `value`.
+        func other(_ node: GraphNode, than value: String) -> String? {
+            guard node.inputs.count == 2 else { return nil }
+            return node.inputs[0] == value ? node.inputs[1] : (node.inputs[1] == value ? node.inputs[0] : nil)
+        }
+        func binary(_ node: GraphNode, _ function: BinaryOperator.Function) -> Bool {
+            (node.op as? BinaryOperator)?.function == function
+        }
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            let divide = nodes[index]
+            guard binary(divide, .divide), divide.inputs.count == 2, let root = scalar(divide.inputs[1]), abs(root - Float(2).squareRoot()) < 1e-5,
+                  let erf = soleReader(of: divide.outputs[0], counts), (nodes[erf].op as? ActivationOperator)?.activation == .erf,
+                  let add = soleReader(of: nodes[erf].outputs[0], counts), binary(nodes[add], .add),
+                  other(nodes[add], than: nodes[erf].outputs[0]).flatMap(scalar) == 1,
+                  let times = soleReader(of: nodes[add].outputs[0], counts), binary(nodes[times], .multiply),
+                  other(nodes[times], than: nodes[add].outputs[0]) == divide.inputs[0],
+                  let half = soleReader(of: nodes[times].outputs[0], counts), binary(nodes[half], .multiply),
+                  other(nodes[half], than: nodes[times].outputs[0]).flatMap(scalar) == 0.5
+            else { continue }
+            let output = nodes[half].outputs[0]
+            nodes[index].op = ActivationOperator(.gelu(tanhApproximation: false))
+            nodes[index].inputs = [divide.inputs[0]]
+            nodes[index].outputs = [output]
+            nodes[index].description += " + Erf, Add, Mul, Mul (GELU)"
+            for removed in [erf, add, times, half].sorted(by: >) { nodes.remove(at: removed) }
+            return fuseGELU()  // readers changed; count again
+        }
     }
 
     /// How many nodes read each value, graph outputs counting as readers.

@@ -43,14 +43,11 @@ enum Activation: Sendable, Equatable {
         case .reciprocal:
             for i in 0..<count { output[i] = 1 / input[i] }
         case .erf:
-            for i in 0..<count { output[i] = erff(input[i]) }
+            pg_erf(input, output, count)
         case .tanh:
             for i in 0..<count { output[i] = tanhf(input[i]) }
         case .gelu(tanhApproximation: false):
-            for i in 0..<count {
-                let x = input[i]
-                output[i] = 0.5 * x * (1 + erff(x * 0.707_106_77))
-            }
+            pg_gelu(input, output, count)
         case .gelu(tanhApproximation: true):
             for i in 0..<count {
                 let x = input[i]

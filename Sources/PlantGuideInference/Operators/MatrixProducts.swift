@@ -89,6 +89,21 @@ struct MatMulOperator: Operator {
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
         let aShape = inputs[0]!.shape, bShape = inputs[1]!.shape
+        if aShape.count > 2 && bShape.count == 2 {
+            // A Linear layer over tokens or pixels, [..., m, k]·[k, n]: A's leading dimensions are more rows of
+            // one product, not a batch of small ones.
+            let (rows, k, n) = (aShape.dropLast().reduce(1, *), aShape[aShape.count - 1], bShape[1])
+            guard PackedProduct.isAvailable else {
+                return { inputs, outputs in multiply(inputs[0]!, inputs[1]!, into: outputs[0], m: rows, n: n, k: k) }
+            }
+            // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed as it is row-major;
+            // which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2.
+            let packed = Scratch(count: pg_packed_weights_size(Int32(rows), Int32(k)))
+            return { inputs, outputs in
+                pg_pack_weights(inputs[0]!, Int32(rows), Int32(k), packed.pointer)
+                pg_packed_gemm(packed.pointer, Int32(rows), Int32(k), inputs[1]!, Int32(n), n, outputs[0], nil, Int32(PG_ACTIVATION_NONE), 0, 0)
+            }
+        }
         let layout = try layout(aShape, bShape)
         let (m, k, n) = (layout.m, layout.k, layout.n)
         let batch = layout.batchShape

@@ -1,3 +1,4 @@
+import CInferenceKernels
 import Foundation
 
 /// Softmax along an axis. Before opset 13 the input is read as 2-D, [d0 ⋯ d(axis-1), d(axis) ⋯ dn], and the
@@ -18,6 +19,18 @@ struct SoftmaxOperator: Operator {
         let outer = shape[..<axis].reduce(1, *)
         let length = flattensToRows ? shape[axis...].reduce(1, *) : shape[axis]
         let inner = flattensToRows ? 1 : shape[(axis + 1)...].reduce(1, *)
+        if inner == 1 {
+            // Rows along the last axis, the attention case: vectorized exponentials.
+            return { inputs, outputs in
+                for o in 0..<outer {
+                    let x = inputs[0]! + o * length, y = outputs[0] + o * length
+                    var largest = -Float.infinity
+                    for k in 0..<length { largest = max(largest, x[k]) }
+                    let scale = 1 / pg_exp_shifted(x, y, length, largest)
+                    for k in 0..<length { y[k] *= scale }
+                }
+            }
+        }
         return { inputs, outputs in
             let x = inputs[0]!, y = outputs[0]
             for o in 0..<outer {
