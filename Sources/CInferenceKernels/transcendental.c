@@ -1,9 +1,10 @@
-// Element-wise erf, GELU and the exponentials of a softmax row, written without branches or libm calls so that
-// the compiler vectorizes them (AVX2 or AVX-512 clones): glibc's erff and expf run one element at a time, which
+// Element-wise erf, GELU and the exponentials of a softmax row, written without branches or libm calls (but
+// GELU's rare tail) so that the compiler vectorizes them (AVX2 or AVX-512 clones): glibc's erff and expf run one element at a time, which
 // made Erf a quarter of a ViT's time.
 //
 // erf: Eigen's rational approximation on [-4, 4] (beyond, erf is ±1 in float); at most 4.2e-7 from the exact
-// value (GELU's far negative tail, where that would be a large relative error, takes libm's erfc). exp: Cephes' expf, a degree-5 polynomial on [-ln2/2, ln2/2] scaled by 2^n; about 1 ulp.
+// value (GELU's far negative tail, where that would be a large relative error, takes libm's erfc).
+// exp: Cephes' expf, a degree-5 polynomial on [-ln2/2, ln2/2] scaled by 2^n; about 1 ulp.
 #include "inference_kernels.h"
 
 #include <math.h>
