@@ -1,6 +1,6 @@
 /// LayerNormalization (opset 17): each row of the dimensions from `axis` on is normalized to mean 0 and variance
-/// 1, then scaled and shifted (Scale and B broadcast to the row). Transformers' and ConvNeXt's normalization;
-/// GraphOptimizer also turns the ReduceMean/Sub/Pow/Sqrt/Div pattern of older exports into it.
+/// 1, then scaled and shifted (Scale and B broadcast to the row). Transformers' and ConvNeXt's normalization.
+/// (Exports before opset 17 write it out as ReduceMean, Sub, Pow, Sqrt, Div, Mul and Add, which run as they are.)
 struct LayerNormalizationOperator: Operator {
     let axis: Int
     let epsilon: Float

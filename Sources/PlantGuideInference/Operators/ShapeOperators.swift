@@ -107,43 +107,41 @@ struct TransposeOperator: ConstantEvaluating {
 struct ConcatOperator: ConstantEvaluating {
     let axis: Int
 
+    /// The shape of the parts put together, and the axis made non-negative.
+    private func joined(_ shapes: [[Int]]) throws(InferenceError) -> (shape: [Int], axis: Int) {
+        guard let first = shapes.first else { throw shapeError("needs at least one input") }
+        let axis = try normalizedAxis(axis, rank: first.count)
+        var shape = first
+        shape[axis] = 0
+        for part in shapes {
+            var expected = first
+            expected[axis] = part.count == expected.count ? part[axis] : -1
+            guard part == expected else { throw shapeError("shapes \(shapes) do not concatenate on axis \(axis)") }
+            shape[axis] += part[axis]
+        }
+        return (shape, axis)
+    }
+
     func evaluate(_ inputs: [Tensor?]) throws(InferenceError) -> [Tensor] {
         let parts = inputs.compactMap { $0 }
-        guard let first = parts.first, parts.count == inputs.count else { throw shapeError("needs at least one input, none omitted") }
-        let axis = try normalizedAxis(axis, rank: first.shape.count)
-        var shape = first.shape
-        shape[axis] = 0
-        for part in parts {
-            var expected = first.shape
-            expected[axis] = part.shape.count == expected.count ? part.shape[axis] : -1
-            guard part.shape == expected else { throw shapeError("shapes \(parts.map(\.shape)) do not concatenate on axis \(axis)") }
-            shape[axis] += part.shape[axis]
-        }
+        guard parts.count == inputs.count else { throw shapeError("an input is omitted") }
+        let (shape, axis) = try joined(parts.map(\.shape))
         let outer = shape[..<axis].reduce(1, *)
         let isFloat = parts.contains { $0.elementType == .float }
+        let values = parts.map { isFloat ? $0.floatValues : [] }
         var floats: [Float] = [], integers: [Int64] = []
         for o in 0..<outer {
-            for part in parts {
+            for (part, partFloats) in zip(parts, values) {
                 let row = part.shape[axis...].reduce(1, *)
-                if isFloat { floats += part.floatValues[(o * row)..<((o + 1) * row)] } else { integers += part.integers[(o * row)..<((o + 1) * row)] }
+                if isFloat { floats += partFloats[(o * row)..<((o + 1) * row)] } else { integers += part.integers[(o * row)..<((o + 1) * row)] }
             }
         }
-        return [isFloat ? Tensor(shape: shape, floats: floats) : Tensor(shape: shape, integers: integers, elementType: first.elementType)]
+        return [isFloat ? Tensor(shape: shape, floats: floats) : Tensor(shape: shape, integers: integers, elementType: parts[0].elementType)]
     }
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let parts = try inputs.indices.map { index throws(InferenceError) in try requiredFloat(inputs, index, "inputs") }
-        guard let first = parts.first else { throw shapeError("needs at least one input") }
-        let axis = try normalizedAxis(axis, rank: first.shape.count)
-        var shape = first.shape
-        shape[axis] = 0
-        for part in parts {
-            var expected = first.shape
-            expected[axis] = part.shape.count == expected.count ? part.shape[axis] : -1
-            guard part.shape == expected else { throw shapeError("shapes \(parts.map(\.shape)) do not concatenate on axis \(axis)") }
-            shape[axis] += part.shape[axis]
-        }
-        return [.float(shape)]
+        return [.float(try joined(parts.map(\.shape)).shape)]
     }
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
