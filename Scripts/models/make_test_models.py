@@ -10,6 +10,9 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
   exported at other opsets, LayerNorm decomposed or not, GELU through Erf or the Gelu operator): small
   transformer and ConvNeXt graphs written as torch.onnx.export writes them (transformer_models.py), random
   weights, batches of 1 and 8; expected outputs from onnxruntime.
+- repository/zero-shot-demo: a CLIP-style zero-shot entry whose right answers are known by construction: the
+  "encoder" embeds a photo as its mean colour (GlobalAveragePool), and each label's text embedding is the colour
+  it is named after (Rosa rubra red, Ficus viridis green, Iris caerulea blue, Helianthus aureus yellow).
 - pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
   gelu_none, gelu_tanh (Debian's ONNX test data predates Gelu), equal_int64 and range_int64 (its own are int32);
   expected outputs from ONNX's reference
@@ -186,6 +189,27 @@ def shape_arithmetic_case(op: str) -> onnx.ModelProto:
     return helper.make_model(helper.make_graph([node], op.lower(), inputs, [output]), opset_imports=[helper.make_opsetid("", 13)])
 
 
+def write_zero_shot_demo(entry: str) -> None:
+    os.makedirs(entry, exist_ok=True)
+    nodes = [helper.make_node("GlobalAveragePool", ["image"], ["pooled"]), helper.make_node("Flatten", ["pooled"], ["embedding"], axis=1)]
+    graph = helper.make_graph(nodes, "mean-colour-encoder", [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, 32, 32])],
+                              [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", 3])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(entry, "model.onnx"))
+    species = [("Rosa rubra", "red rose", [1, -1, -1]), ("Ficus viridis", "green fig", [-1, 1, -1]),
+               ("Iris caerulea", "blue iris", [-1, -1, 1]), ("Helianthus aureus", "golden sunflower", [1, 1, -1])]
+    with open(os.path.join(entry, "labels.tsv"), "w") as labels:
+        labels.write("scientific_name\tcommon_name\n" + "".join(f"{name}\t{common}\n" for name, common, _ in species))
+    # Unnormalized on purpose: the service makes every row unit length.
+    np.array([2.0 * np.array(colour) for _, _, colour in species], dtype="<f4").tofile(os.path.join(entry, "species-embeddings.f32"))
+    with open(os.path.join(entry, "config.json"), "w") as config:
+        json.dump({"name": "zero-shot-demo", "version": "0", "task": "species", "experimental": True,
+                   "description": "mean colour as the image embedding, colours as the labels' text embeddings: for tests",
+                   "labels": "labels.tsv",
+                   "output": {"name": "embedding", "kind": "embedding", "text_embeddings": "species-embeddings.f32", "logit_scale": 10},
+                   "input": {"name": "image", "width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}},
+                  config, indent=2)
+
+
 def main() -> None:
     output = sys.argv[1]
     repository = sys.argv[2] if len(sys.argv) > 2 else None
@@ -216,6 +240,7 @@ def main() -> None:
                    "labels": "labels.tsv", "output": {"name": "logits", "kind": "logits"},
                    "input": {"name": "image", "width": 224, "height": 224, "resize": "center-crop", "crop": 0.875,
                              "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}}, config, indent=2)
+    write_zero_shot_demo(os.path.join(output, "repository", "zero-shot-demo"))
     for mode in ("edge", "reflect"):
         x = random.standard_normal((1, 3, 4, 5)).astype(np.float32)
         write_case(os.path.join(output, f"pad_{mode}_float"), pad_case(mode),

@@ -13,6 +13,7 @@ struct CheckOnnxTestCommand: ParsableCommand {
             tolerance (atol 1e-7, rtol 1e-3). Exit codes: 0 pass, 1 mismatch, 2 the model could not be loaded \
             (unsupported operator or malformed file). For whole networks, --relative-to-range compares each \
             output with rtol × its largest expected magnitude.
+            Supported operators: \(OperatorRegistry.supported.joined(separator: ", ")).
             """)
 
     @Argument(help: ArgumentHelp("The node-test folder.", valueName: "dir"))

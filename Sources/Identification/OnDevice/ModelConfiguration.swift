@@ -59,9 +59,24 @@ public struct ModelConfiguration: Decodable, Sendable, Equatable {
     }
 
     public struct Output: Decodable, Sendable, Equatable {
-        public enum Kind: String, Decodable, Sendable { case logits, probabilities }
+        public enum Kind: String, Decodable, Sendable {
+            /// One score per label, before softmax.
+            case logits
+            /// One probability per label.
+            case probabilities
+            /// An image embedding (a CLIP-style encoder): labels are ranked by the cosine similarity of their text
+            /// embeddings (`text_embeddings`), scaled by `logit_scale` and put through softmax, so that any
+            /// species list can be served without training.
+            case embedding
+        }
+
         public var name: String
         public var kind: Kind
+        /// For `embedding`: the file in the model folder holding one text embedding per label, in the labels'
+        /// order: little-endian float32, each row as long as the model's embedding.
+        public var textEmbeddings: String?
+        /// For `embedding`: what cosine similarities are multiplied by before softmax (CLIP's learned 100 by default).
+        public var logitScale: Float?
     }
 
     public var name: String

@@ -50,10 +50,27 @@ public struct ModelRepository: Sendable {
         guard let output = model.outputs.first(where: { $0.name == configuration.output.name }) else {
             throw ModelRepositoryError("\(name): the model has no output '\(configuration.output.name)'")
         }
-        if let classes = output.shape?.last ?? nil, classes != labels.count {
-            throw ModelRepositoryError("\(name): the model has \(classes) classes but \(configuration.labels) has \(labels.count) labels")
+        guard configuration.output.kind == .embedding else {
+            if let classes = output.shape?.last ?? nil, classes != labels.count {
+                throw ModelRepositoryError("\(name): the model has \(classes) classes but \(configuration.labels) has \(labels.count) labels")
+            }
+            return InstalledModel(configuration: configuration, labels: labels, model: model)
         }
-        return InstalledModel(configuration: configuration, labels: labels, model: model)
+        guard let file = configuration.output.textEmbeddings else {
+            throw ModelRepositoryError("\(name)/config.json: an embedding output needs text_embeddings, the file of the labels' embeddings")
+        }
+        let embeddings: LabelEmbeddings
+        do {
+            embeddings = try LabelEmbeddings(float32: Data(contentsOf: folder.appendingPathComponent(file)), labels: labels.count)
+        } catch let error as ModelRepositoryError {
+            throw ModelRepositoryError("\(name)/\(file): \(error.description)")
+        } catch {
+            throw ModelRepositoryError("\(name)/\(file): \(error.localizedDescription)")
+        }
+        if let dimension = output.shape?.last ?? nil, dimension != embeddings.dimension {
+            throw ModelRepositoryError("\(name): the model's embedding has \(dimension) values but \(file) has rows of \(embeddings.dimension)")
+        }
+        return InstalledModel(configuration: configuration, labels: labels, model: model, labelEmbeddings: embeddings)
     }
 }
 
@@ -62,6 +79,8 @@ public struct InstalledModel: Sendable {
     public var configuration: ModelConfiguration
     public var labels: [ModelLabel]
     public var model: InferenceModel
+    /// For an embedding model: the labels' text embeddings, which its image embeddings are compared with.
+    public var labelEmbeddings: LabelEmbeddings?
 }
 
 /// One class: the scientific name, and any extra columns (common_name, condition, ...).

@@ -41,9 +41,16 @@ public final class OnnxSpeciesClassifier: SpeciesClassifier {
         }
         let outputs = try await batcher.run(inputs, images: images.count, deadline: deadline)
         let row = outputs.count / max(images.count, 1)
+        let output = installed.configuration.output
         return (0..<images.count).map { index in
-            let scores = Array(outputs[(index * row)..<((index + 1) * row)])
-            return guesses(installed.configuration.output.kind == .logits ? Self.softmax(scores) : scores)
+            let scores = outputs[(index * row)..<((index + 1) * row)]
+            switch output.kind {
+            case .logits: return guesses(Self.softmax(Array(scores)))
+            case .probabilities: return guesses(Array(scores))
+            case .embedding:
+                // ModelRepository.load checked that an embedding model has its labels' embeddings.
+                return guesses(installed.labelEmbeddings?.probabilities(for: scores, scale: output.logitScale ?? 100) ?? [])
+            }
         }
     }
 
