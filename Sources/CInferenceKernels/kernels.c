@@ -64,6 +64,10 @@ static inline __attribute__((always_inline)) void depthwise3x3(const pg_window *
     }
 }
 
+/// In depthwise_avx512.c: any filter size at stride 1, sixteen outputs of a row in a register across every tap.
+void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, long pitch, const float *weights, float bias,
+                                     float *output);
+
 PG_CLONES
 void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *weights, float bias,
                          float *output, float *scratch) {
@@ -75,6 +79,10 @@ void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *we
         if (w->stride_x == 1) { depthwise3x3(w, plane, pitch, weights, bias, output, 1); return; }
         if (w->stride_x == 2) { depthwise3x3(w, plane, pitch, weights, bias, output, 2); return; }
     }
+    if (w->stride_y == 1 && w->stride_x == 1 && w->dilation_y == 1 && w->dilation_x == 1 && pg_has_avx512()) {
+        pg_depthwise_unit_stride_avx512(w, plane, pitch, weights, bias, output);
+        return;
+    }
     for (int oy = 0; oy < w->out_height; oy++) {
         float *out = output + (long)oy * ow;
         for (int ox = 0; ox < ow; ox++) out[ox] = bias;
@@ -84,7 +92,12 @@ void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *we
                 const float weight = weights[ky * w->kernel_x + kx];
                 const float *source = row + (long)kx * w->dilation_x;
                 const int sx = w->stride_x;
-                for (int ox = 0; ox < ow; ox++) out[ox] += weight * source[(long)ox * sx];
+                if (sx == 1) {
+                    // Contiguous (ConvNeXt's 7×7, EfficientNet's 5×5): vectorises.
+                    for (int ox = 0; ox < ow; ox++) out[ox] += weight * source[ox];
+                } else {
+                    for (int ox = 0; ox < ow; ox++) out[ox] += weight * source[(long)ox * sx];
+                }
             }
         }
     }

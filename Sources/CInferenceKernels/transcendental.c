@@ -74,3 +74,48 @@ PG_CLONES float pg_exp_shifted(const float *x, float *y, long count, float shift
     for (int j = 0; j < 16; j++) sum += partial[j];
     return sum;
 }
+
+PG_CLONES void pg_softmax_rows(const float *x, float *y, long rows, long length) {
+    for (long r = 0; r < rows; r++) {
+        const float *in = x + r * length;
+        float *out = y + r * length;
+        float partial[16];
+        for (int j = 0; j < 16; j++) partial[j] = -INFINITY;
+        long i = 0;
+        for (; i + 16 <= length; i += 16) {
+            for (int j = 0; j < 16; j++) partial[j] = in[i + j] > partial[j] ? in[i + j] : partial[j];
+        }
+        float largest = -INFINITY;
+        for (; i < length; i++) largest = in[i] > largest ? in[i] : largest;
+        for (int j = 0; j < 16; j++) largest = partial[j] > largest ? partial[j] : largest;
+        const float scale = 1.f / pg_exp_shifted(in, out, length, largest);
+        for (i = 0; i < length; i++) out[i] *= scale;
+    }
+}
+
+PG_CLONES void pg_layer_norm_rows(const float *x, float *y, long rows, long length, const float *scale, const float *bias,
+                                  float epsilon, float *means, float *inverse_deviations) {
+    for (long r = 0; r < rows; r++) {
+        const float *in = x + r * length;
+        float *out = y + r * length;
+        // Sixteen partial sums, as in pg_exp_shifted, so that both passes vectorise.
+        float partial[16] = {0};
+        long i = 0;
+        for (; i + 16 <= length; i += 16) for (int j = 0; j < 16; j++) partial[j] += in[i + j];
+        float sum = 0.f;
+        for (; i < length; i++) sum += in[i];
+        for (int j = 0; j < 16; j++) sum += partial[j];
+        const float mean = sum / (float)length;
+        float squares[16] = {0};
+        for (i = 0; i + 16 <= length; i += 16) {
+            for (int j = 0; j < 16; j++) { const float d = in[i + j] - mean; squares[j] += d * d; }
+        }
+        float variance = 0.f;
+        for (; i < length; i++) { const float d = in[i] - mean; variance += d * d; }
+        for (int j = 0; j < 16; j++) variance += squares[j];
+        const float inverse = 1.f / sqrtf(variance / (float)length + epsilon);
+        for (i = 0; i < length; i++) out[i] = (in[i] - mean) * inverse * scale[i] + bias[i];
+        if (means) means[r] = mean;
+        if (inverse_deviations) inverse_deviations[r] = inverse;
+    }
+}

@@ -59,5 +59,11 @@ void pg_erf(const float *x, float *y, long count);
 void pg_gelu(const float *x, float *y, long count);
 /// y = exp(x − shift), element-wise; returns the sum of y (a softmax row's denominator).
 float pg_exp_shifted(const float *x, float *y, long count, float shift);
+/// Softmax of each of `rows` contiguous rows of `length` values.
+void pg_softmax_rows(const float *x, float *y, long rows, long length);
+/// LayerNormalization of each of `rows` contiguous rows of `length` values: (x − mean) / √(variance + ε), times
+/// `scale`, plus `bias` (full rows). Writes each row's mean and 1/√(variance + ε) when those are not null.
+void pg_layer_norm_rows(const float *x, float *y, long rows, long length, const float *scale, const float *bias,
+                        float epsilon, float *means, float *inverse_deviations);
 
 #endif

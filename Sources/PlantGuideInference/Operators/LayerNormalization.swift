@@ -1,3 +1,5 @@
+import CInferenceKernels
+
 /// LayerNormalization (opset 17): each row of the dimensions from `axis` on is normalized to mean 0 and variance
 /// 1, then scaled and shifted (Scale and B broadcast to the row). Transformers' and ConvNeXt's normalization.
 /// (Exports before opset 17 write it out as ReduceMean, Sub, Pow, Sqrt, Div, Mul and Add, which run as they are.)
@@ -40,23 +42,8 @@ struct LayerNormalizationOperator: Operator {
             let beta = bias ?? biasSources!.map { inputs[2]![$0] }
             gamma.withUnsafeBufferPointer { gamma in
                 beta.withUnsafeBufferPointer { beta in
-                    for r in 0..<rows {
-                        let px = x + r * length, py = y + r * length
-                        var sum: Float = 0
-                        for i in 0..<length { sum += px[i] }
-                        let mean = sum / Float(length)
-                        var squares: Float = 0
-                        for i in 0..<length {
-                            let d = px[i] - mean
-                            squares += d * d
-                        }
-                        let inverse = 1 / (squares / Float(length) + epsilon).squareRoot()
-                        for i in 0..<length { py[i] = (px[i] - mean) * inverse * gamma[i] + beta[i] }
-                        if outputs.count == 3 {
-                            outputs[1][r] = mean
-                            outputs[2][r] = inverse
-                        }
-                    }
+                    pg_layer_norm_rows(x, y, rows, length, gamma.baseAddress, beta.baseAddress, epsilon,
+                                       outputs.count == 3 ? outputs[1] : nil, outputs.count == 3 ? outputs[2] : nil)
                 }
             }
         }

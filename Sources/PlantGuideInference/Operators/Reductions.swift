@@ -21,15 +21,7 @@ struct SoftmaxOperator: Operator {
         let inner = flattensToRows ? 1 : shape[(axis + 1)...].reduce(1, *)
         if inner == 1 {
             // Rows along the last axis, the attention case: vectorized exponentials.
-            return { inputs, outputs in
-                for o in 0..<outer {
-                    let x = inputs[0]! + o * length, y = outputs[0] + o * length
-                    var largest = -Float.infinity
-                    for k in 0..<length { largest = max(largest, x[k]) }
-                    let scale = 1 / pg_exp_shifted(x, y, length, largest)
-                    for k in 0..<length { y[k] *= scale }
-                }
-            }
+            return { inputs, outputs in pg_softmax_rows(inputs[0]!, outputs[0], outer, length) }
         }
         return { inputs, outputs in
             let x = inputs[0]!, y = outputs[0]
