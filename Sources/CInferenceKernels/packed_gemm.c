@@ -33,8 +33,8 @@ void pg_pack_weights(const float *weights, int m, int k, float *packed) {
 
 #if defined(__x86_64__)
 __attribute__((target("avx512f")))
-static inline __m512 finish(__m512 value, float bias, int activation, __m512 low, __m512 high) {
-    value = _mm512_add_ps(value, _mm512_set1_ps(bias));
+static inline __m512 finish(__m512 value, float bias, __m512 column_bias, int activation, __m512 low, __m512 high) {
+    value = _mm512_add_ps(_mm512_add_ps(value, _mm512_set1_ps(bias)), column_bias);
     if (activation == PG_ACTIVATION_RELU) return _mm512_max_ps(value, _mm512_setzero_ps());
     if (activation == PG_ACTIVATION_CLIP) return _mm512_min_ps(_mm512_max_ps(value, low), high);
     return value;
@@ -42,7 +42,7 @@ static inline __m512 finish(__m512 value, float bias, int activation, __m512 low
 
 __attribute__((target("avx512f")))
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
-                    const float *bias, int activation, float low_bound, float high_bound) {
+                    const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
     const int panels = (m + PANEL - 1) / PANEL;
     const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
     for (int n0 = 0; n0 < n; n0 += TILE) {
@@ -67,6 +67,8 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
                 v = _mm512_set1_ps(w[6]); a6 = _mm512_fmadd_ps(v, x0, a6); b6 = _mm512_fmadd_ps(v, x1, b6);
                 v = _mm512_set1_ps(w[7]); a7 = _mm512_fmadd_ps(v, x0, a7); b7 = _mm512_fmadd_ps(v, x1, b7);
             }
+            const __m512 column0 = column_bias ? _mm512_maskz_loadu_ps(first, column_bias + n0) : _mm512_setzero_ps();
+            const __m512 column1 = column_bias ? _mm512_maskz_loadu_ps(second, column_bias + n0 + 16) : _mm512_setzero_ps();
             const __m512 first_half[PANEL] = {a0, a1, a2, a3, a4, a5, a6, a7};
             const __m512 second_half[PANEL] = {b0, b1, b2, b3, b4, b5, b6, b7};
             for (int r = 0; r < PANEL; r++) {
@@ -74,16 +76,16 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
                 if (row >= m) break;
                 const float b = bias ? bias[row] : 0.0f;
                 float *out = y + (long)row * n + n0;
-                _mm512_mask_storeu_ps(out, first, finish(first_half[r], b, activation, low, high));
-                if (second) _mm512_mask_storeu_ps(out + 16, second, finish(second_half[r], b, activation, low, high));
+                _mm512_mask_storeu_ps(out, first, finish(first_half[r], b, column0, activation, low, high));
+                if (second) _mm512_mask_storeu_ps(out + 16, second, finish(second_half[r], b, column1, activation, low, high));
             }
         }
     }
 }
 #else
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
-                    const float *bias, int activation, float low_bound, float high_bound) {
-    (void)packed; (void)m; (void)k; (void)x; (void)n; (void)x_pitch; (void)y; (void)bias; (void)activation;
+                    const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
+    (void)packed; (void)m; (void)k; (void)x; (void)n; (void)x_pitch; (void)y; (void)bias; (void)column_bias; (void)activation;
     (void)low_bound; (void)high_bound;
 }
 #endif

@@ -35,10 +35,10 @@ int pg_has_avx512(void);
 long pg_packed_weights_size(int m, int k);
 /// Packs row-major m × k weights into panels of 8 rows, k-major, zero-filled: done once per plan.
 void pg_pack_weights(const float *weights, int m, int k, float *packed);
-/// y[m × n] = activation(packed·x + bias[row]), x being k rows of n floats, `x_pitch` floats apart; bias may be
-/// NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
+/// y[m × n] = activation(packed·x + bias[row] + column_bias[column]), x being k rows of n floats, `x_pitch` floats
+/// apart; either bias may be NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
-                    const float *bias, int activation, float low_bound, float high_bound);
+                    const float *bias, const float *column_bias, int activation, float low_bound, float high_bound);
 
 /// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.
 int pg_blas_load(void);

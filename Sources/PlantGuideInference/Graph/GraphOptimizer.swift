@@ -1,5 +1,6 @@
 /// Load-time rewrites that leave the results unchanged: batch normalization folded into the convolution before
-/// it, Relu or Clip fused into the Conv or Gemm before it, and GELU written out in five nodes made one.
+/// it, Relu or Clip fused into the Conv or Gemm before it, GELU written out in five nodes made one, and a Linear
+/// layer's bias (and a layer scale after it) taken into its MatMul.
 struct GraphOptimizer {
     var nodes: [GraphNode]
     var constants: [String: Tensor]
@@ -9,6 +10,54 @@ struct GraphOptimizer {
         foldBatchNormalization()
         fuseActivations()
         fuseGELU()
+        fuseLinearBias()
+    }
+
+    /// A Linear layer as torch exports it, MatMul(x, W) then Add(·, b) with W [k, n] and b [n] fixed, made one
+    /// MatMul that adds b as it stores; and a per-column scale right after (ConvNeXt's layer scale, Mul by γ [n])
+    /// folded into W and b. Two passes over the activations fewer per layer.
+    private mutating func fuseLinearBias() {
+        let counts = readers()
+        func columns(_ name: String, _ n: Int) -> [Float]? {
+            guard let tensor = constants[name], tensor.elementType == .float, tensor.count == n,
+                  tensor.shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
+            return tensor.floats
+        }
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            guard nodes[index].op is MatMulOperator, nodes[index].inputs.count == 2,
+                  let weights = constants[nodes[index].inputs[1]], weights.elementType == .float, weights.shape.count == 2,
+                  let add = soleReader(of: nodes[index].outputs[0], counts), (nodes[add].op as? BinaryOperator)?.function == .add,
+                  nodes[add].inputs.count == 2, nodes[add].inputs.contains(nodes[index].outputs[0])
+            else { continue }
+            let n = weights.shape[1]
+            let biasName = nodes[add].inputs[0] == nodes[index].outputs[0] ? nodes[add].inputs[1] : nodes[add].inputs[0]
+            guard var bias = columns(biasName, n) else { continue }
+            var output = nodes[add].outputs[0]
+            var absorbed = [add]
+            var scaledWeights = weights
+            if let mul = soleReader(of: output, counts), (nodes[mul].op as? BinaryOperator)?.function == .multiply,
+               nodes[mul].inputs.count == 2, nodes[mul].inputs.contains(output),
+               let scale = columns(nodes[mul].inputs[0] == output ? nodes[mul].inputs[1] : nodes[mul].inputs[0], n) {
+                for row in 0..<weights.shape[0] { for j in 0..<n { scaledWeights.floats[row * n + j] *= scale[j] } }
+                for j in 0..<n { bias[j] *= scale[j] }
+                output = nodes[mul].outputs[0]
+                absorbed.append(mul)
+            }
+            var weightName = nodes[index].inputs[1]
+            if absorbed.count > 1 {
+                // Scaled: a weight of its own, the original dropped when nothing else reads it.
+                if counts[weightName] == 1 { constants.removeValue(forKey: weightName) }
+                weightName = output + "::linear_weight"
+                constants[weightName] = scaledWeights
+            }
+            constants[output + "::linear_bias"] = Tensor(shape: [n], floats: bias)
+            nodes[index].inputs = [nodes[index].inputs[0], weightName, output + "::linear_bias"]
+            nodes[index].outputs = [output]
+            nodes[index].description += absorbed.map { " + " + nodes[$0].description }.joined()
+            for removed in absorbed.sorted(by: >) { nodes.remove(at: removed) }
+        }
     }
 
     /// x·0.5·(1 + erf(x/√2)) as torch exports nn.GELU before opset 20, Div → Erf → Add(1) → Mul(x) → Mul(0.5), made

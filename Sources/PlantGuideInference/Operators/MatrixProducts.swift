@@ -62,6 +62,7 @@ struct GemmOperator: Operator {
 }
 
 /// MatMul with numpy's rules: batched over leading dimensions (broadcast), 1-D operands promoted and squeezed.
+/// GraphOptimizer gives a Linear layer's MatMul the Add of its bias as a third input, [n] added to every row.
 struct MatMulOperator: Operator {
     private struct Layout {
         var batchShape: [Int]
@@ -84,26 +85,38 @@ struct MatMulOperator: Operator {
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let a = try requiredFloat(inputs, 0, "A"), b = try requiredFloat(inputs, 1, "B")
-        return [.float(try layout(a.shape, b.shape).outputShape)]
+        let shape = try layout(a.shape, b.shape).outputShape
+        if inputs.count > 2, let bias = inputs[2] {
+            guard bias.elementType == .float, b.shape.count == 2, bias.count == b.shape[1] else {
+                throw shapeError("bias \(bias.shape) is not one value per column of B \(b.shape)")
+            }
+        }
+        return [.float(shape)]
     }
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
         let aShape = inputs[0]!.shape, bShape = inputs[1]!.shape
-        if aShape.count > 2 && bShape.count == 2 {
+        let hasBias = inputs.count > 2 && inputs[2] != nil
+        if aShape.count >= 2 && bShape.count == 2 {
             // A Linear layer over tokens or pixels, [..., m, k]·[k, n]: A's leading dimensions are more rows of
             // one product, not a batch of small ones.
             let (rows, k, n) = (aShape.dropLast().reduce(1, *), aShape[aShape.count - 1], bShape[1])
             guard PackedProduct.isAvailable else {
-                return { inputs, outputs in multiply(inputs[0]!, inputs[1]!, into: outputs[0], m: rows, n: n, k: k) }
+                return { inputs, outputs in
+                    multiply(inputs[0]!, inputs[1]!, into: outputs[0], m: rows, n: n, k: k)
+                    if hasBias, let bias = inputs[2] { for row in 0..<rows { for j in 0..<n { outputs[0][row * n + j] += bias[j] } } }
+                }
             }
             // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed as it is row-major;
-            // which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2.
+            // which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2. The bias is added as rows are stored.
             let packed = Scratch(count: pg_packed_weights_size(Int32(rows), Int32(k)))
             return { inputs, outputs in
                 pg_pack_weights(inputs[0]!, Int32(rows), Int32(k), packed.pointer)
-                pg_packed_gemm(packed.pointer, Int32(rows), Int32(k), inputs[1]!, Int32(n), n, outputs[0], nil, Int32(PG_ACTIVATION_NONE), 0, 0)
+                pg_packed_gemm(packed.pointer, Int32(rows), Int32(k), inputs[1]!, Int32(n), n, outputs[0], nil,
+                               hasBias ? inputs[2] : nil, Int32(PG_ACTIVATION_NONE), 0, 0)
             }
         }
+
         let layout = try layout(aShape, bShape)
         let (m, k, n) = (layout.m, layout.k, layout.n)
         let batch = layout.batchShape
@@ -128,10 +141,12 @@ struct MatMulOperator: Operator {
                 bOffsets.append(bOffset * k * n)
             }
         }
+        let outputCount = outputs[0].count
         return { [aOffsets, bOffsets] inputs, outputs in
             for index in 0..<max(batchCount, 1) {
                 multiply(inputs[0]! + aOffsets[index], inputs[1]! + bOffsets[index], into: outputs[0] + index * m * n, m: m, n: n, k: k)
             }
+            if hasBias, let bias = inputs[2] { for i in 0..<outputCount { outputs[0][i] += bias[i % n] } }
         }
     }
 }

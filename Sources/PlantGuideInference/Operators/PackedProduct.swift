@@ -27,7 +27,7 @@ struct PackedProduct {
         case .clip(let low, let high): (Int32(PG_ACTIVATION_CLIP), low, high)
         default: (Int32(PG_ACTIVATION_NONE), 0, 0)
         }
-        pg_packed_gemm(packed.pointer, Int32(rows), Int32(depth), x, Int32(columns), pitch, y, bias, kind, low, high)
+        pg_packed_gemm(packed.pointer, Int32(rows), Int32(depth), x, Int32(columns), pitch, y, bias, nil, kind, low, high)
         switch activation {
         case .identity, .relu, .clip: break
         default: activation.apply(y, y, count: rows * columns)
