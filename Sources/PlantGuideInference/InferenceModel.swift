@@ -8,6 +8,8 @@ public final class InferenceModel: Sendable {
     public let outputs: [ModelPort]
     /// The default-domain opset the model was written for.
     public let opset: Int
+    /// Operator types used by the graph as loaded (before fusion), for reports.
+    public let operatorTypes: [String]
     let nodes: [GraphNode]
     let constants: [String: Tensor]
     let store: ConstantStore
@@ -70,6 +72,7 @@ public final class InferenceModel: Sendable {
             throw InferenceError(.malformedModel, "graph output '\(output.name)' is not produced by any node")
         }
 
+        operatorTypes = Array(Set(nodes.map(\.opType))).sorted()
         var optimizer = GraphOptimizer(nodes: nodes, constants: constants, graphOutputs: Set(outputs.map(\.name)))
         optimizer.optimize()
         self.inputs = inputs
@@ -88,8 +91,6 @@ public final class InferenceModel: Sendable {
         }
     }
 
-    /// Operator types used by the graph as loaded (before fusion), for reports.
-    public var operatorTypes: [String] { Array(Set(nodes.map(\.opType))).sorted() }
 
     /// Sets how many threads OpenBLAS uses for matrix products, process-wide. Serving runs one per worker.
     public static func setMatrixThreads(_ count: Int) {

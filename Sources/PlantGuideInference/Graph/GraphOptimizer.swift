@@ -1,16 +1,77 @@
 /// Load-time rewrites that leave the results unchanged: batch normalization folded into the convolution before
-/// it, Relu or Clip fused into the Conv or Gemm before it, GELU written out in five nodes made one, and a Linear
-/// layer's bias (and a layer scale after it) taken into its MatMul.
+/// it, Relu or Clip fused into the Conv or Gemm before it, GELU and LayerNorm written out in five and nine nodes
+/// made one each, and a Linear layer's bias (and a layer scale after it) taken into its MatMul.
 struct GraphOptimizer {
     var nodes: [GraphNode]
     var constants: [String: Tensor]
     let graphOutputs: Set<String>
 
     mutating func optimize() {
+        liftConstants()
         foldBatchNormalization()
         fuseActivations()
         fuseGELU()
+        fuseLayerNormalization()
         fuseLinearBias()
+    }
+
+    /// Constant nodes made constants like initializers: exporters write scalars (GELU's √2, LayerNorm's ε) as
+    /// Constant nodes, and the patterns below look for constants.
+    private mutating func liftConstants() {
+        nodes.removeAll { node in
+            guard let constant = node.op as? ConstantOperator, node.outputs.count == 1 else { return false }
+            constants[node.outputs[0]] = constant.value
+            return true
+        }
+    }
+
+    /// LayerNorm as exports before opset 17 write it over the last axis, ReduceMean → Sub → Pow(2) → ReduceMean →
+    /// Add(ε) → Sqrt → Div → Mul(γ) → Add(β), made one LayerNormalization: one pass over the values instead of nine.
+    private mutating func fuseLayerNormalization() {
+        var readersOf: [String: [Int]] = [:]
+        for (index, node) in nodes.enumerated() { for input in node.inputs where !input.isEmpty { readersOf[input, default: []].append(index) } }
+        func scalar(_ name: String) -> Float? {
+            guard let tensor = constants[name], tensor.elementType == .float, tensor.count == 1 else { return nil }
+            return tensor.floats[0]
+        }
+        /// The only reader of `value` when it is a node of this kind and `value` is not a graph output.
+        func only(_ value: String, _ matches: (GraphNode) -> Bool) -> Int? {
+            guard !graphOutputs.contains(value), let readers = readersOf[value], readers.count == 1, matches(nodes[readers[0]]) else { return nil }
+            return readers[0]
+        }
+        func binary(_ function: BinaryOperator.Function) -> (GraphNode) -> Bool { { ($0.op as? BinaryOperator)?.function == function } }
+        /// A ReduceMean over the last axis only, keeping it.
+        func lastAxisMean(_ node: GraphNode) -> Bool {
+            guard let mean = node.op as? MeanOperator, !mean.isGlobalPool, mean.keepDimensions else { return false }
+            let axes = mean.axes ?? (node.inputs.count > 1 ? constants[node.inputs[1]]?.integers.map { Int($0) } : nil)
+            return axes == [-1]
+        }
+        for index in nodes.indices where lastAxisMean(nodes[index]) {
+            let x = nodes[index].inputs[0], mean = nodes[index].outputs[0]
+            guard let sub = only(mean, binary(.subtract)), nodes[sub].inputs == [x, mean] else { continue }
+            let centered = nodes[sub].outputs[0]
+            guard let readers = readersOf[centered], readers.count == 2, !graphOutputs.contains(centered),
+                  let pow = readers.first(where: { binary(.power)(nodes[$0]) }), nodes[pow].inputs.first == centered,
+                  nodes[pow].inputs.count == 2, scalar(nodes[pow].inputs[1]) == 2,
+                  let divide = readers.first(where: { binary(.divide)(nodes[$0]) }), nodes[divide].inputs.first == centered,
+                  let variance = only(nodes[pow].outputs[0], lastAxisMean),
+                  let add = only(nodes[variance].outputs[0], binary(.add)), nodes[add].inputs.count == 2,
+                  let epsilon = scalar(nodes[add].inputs[1]),
+                  let root = only(nodes[add].outputs[0], { ($0.op as? ActivationOperator)?.activation == .sqrt }),
+                  nodes[divide].inputs == [centered, nodes[root].outputs[0]],
+                  let scale = only(nodes[divide].outputs[0], binary(.multiply)), nodes[scale].inputs.first == nodes[divide].outputs[0],
+                  let gamma = nodes[scale].inputs.last, constants[gamma] != nil,
+                  let shift = only(nodes[scale].outputs[0], binary(.add)), nodes[shift].inputs.first == nodes[scale].outputs[0],
+                  let beta = nodes[shift].inputs.last, constants[beta] != nil
+            else { continue }
+            let fused = [sub, pow, variance, add, root, divide, scale, shift]
+            nodes[index].op = LayerNormalizationOperator(axis: -1, epsilon: epsilon)
+            nodes[index].inputs = [x, gamma, beta]
+            nodes[index].outputs = [nodes[shift].outputs[0]]
+            nodes[index].description += " + Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add (LayerNormalization)"
+            for removed in fused.sorted(by: >) { nodes.remove(at: removed) }
+            return fuseLayerNormalization()  // indices and readers changed; look again
+        }
     }
 
     /// A Linear layer as torch exports it, MatMul(x, W) then Add(·, b) with W [k, n] and b [n] fixed, made one

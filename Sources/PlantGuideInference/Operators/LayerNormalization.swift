@@ -1,8 +1,8 @@
 import CInferenceKernels
 
 /// LayerNormalization (opset 17): each row of the dimensions from `axis` on is normalized to mean 0 and variance
-/// 1, then scaled and shifted (Scale and B broadcast to the row). Transformers' and ConvNeXt's normalization.
-/// (Exports before opset 17 write it out as ReduceMean, Sub, Pow, Sqrt, Div, Mul and Add, which run as they are.)
+/// 1, then scaled and shifted (Scale and B broadcast to the row). Transformers' and ConvNeXt's normalization;
+/// GraphOptimizer makes the ReduceMean/Sub/Pow/Sqrt/Div form of exports before opset 17 one of these.
 struct LayerNormalizationOperator: Operator {
     let axis: Int
     let epsilon: Float
