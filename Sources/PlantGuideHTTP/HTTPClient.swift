@@ -115,11 +115,10 @@ public final class CurlHTTPClient: HTTPClient {
         let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
         let maxBodyBytes = self.maxBodyBytes
         return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
+            Thread {
+                Thread.current.name = "plantguide-http"
                 continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes, progress: progress))
-            }
-            thread.name = "plantguide-http"
-            thread.start()
+            }.start()
         }
     }
 

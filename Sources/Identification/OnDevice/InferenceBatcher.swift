@@ -68,8 +68,10 @@ final class InferenceBatcher: @unchecked Sendable {
         self.configuration = configuration
         for index in 0..<max(1, configuration.workers) {
             // The workers keep the batcher alive until `stop()`.
-            let thread = Thread { self.work() }
-            thread.name = "inference-\(index)"
+            let thread = Thread {
+                Thread.current.name = "inference-\(index)"
+                self.work()
+            }
             thread.stackSize = 8 << 20
             thread.start()
         }

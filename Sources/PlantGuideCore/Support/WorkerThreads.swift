@@ -13,9 +13,10 @@ public final class WorkerThreads: @unchecked Sendable {
     /// Starts `count` threads named `name`.
     public init(count: Int, name: String) {
         for index in 0..<max(1, count) {
-            let thread = Thread { [self] in work() }
-            thread.name = "\(name)-\(index)"
-            thread.start()
+            Thread { [self] in
+                Thread.current.name = "\(name)-\(index)"
+                work()
+            }.start()
         }
     }
 

@@ -50,11 +50,11 @@ final class ZeroMQTransport: ClientTransport {
         let loop = self.loop
         let stop = resolverStop
         let thread = Thread {
+            Thread.current.name = "plantguide-dns"
             repeat {
                 loop.submit(.endpoints(DNSResolver.endpoints(host: host, port: port)))
             } while stop.wait(timeout: .now() + .milliseconds(Int(interval.milliseconds))) == .timedOut
         }
-        thread.name = "plantguide-dns"
         thread.start()
     }
 }

@@ -30,9 +30,10 @@ final class ZAPHandler: Sendable {
                 throw RPCError(.internal, "cannot bind the ZAP handler: \(error)")
             }
             let box = ZMQSocketBox(socket: socket)
-            let thread = Thread { made.serve(box.socket) }
-            thread.name = "zap-handler"
-            thread.start()
+            Thread {
+                Thread.current.name = "zap-handler"
+                made.serve(box.socket)
+            }.start()
             handler = made
         }
     }

@@ -48,7 +48,7 @@ final class IOThread: JobRunner, @unchecked Sendable {
             if let instance { return instance }
             let created = try IOThread()
             let thread = Thread {
-                ThreadName.setCurrent(IOThread.name)
+                Thread.current.name = IOThread.name
                 created.run()
             }
             thread.start()

@@ -51,13 +51,13 @@ public final class Subscriber: Sendable {
         }
         let box = ZMQSocketBox(socket: socket)
         let thread = Thread { [stopped] in
+            Thread.current.name = "zmq-subscriber"
             Self.receive(on: box.socket, until: stopped, tick: {
                 endpoints.refreshIfDue(box.socket)
                 tick()
             }, deliver: deliver)
             box.socket.close()
         }
-        thread.name = "zmq-subscriber"
         thread.start()
     }
 
