@@ -10,8 +10,15 @@ enum { PANEL = 8, TILE = 32 };
 
 int pg_has_avx512(void) {
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    // Asked per plane by the depthwise kernels: the CPU is probed once (-1 until then; every thread finds the same).
+    static int known = -1;
+    int has = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (has < 0) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("avx512f") ? 1 : 0;
+        __atomic_store_n(&known, has, __ATOMIC_RELAXED);
+    }
+    return has;
 #else
     return 0;
 #endif

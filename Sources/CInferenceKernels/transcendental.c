@@ -48,6 +48,20 @@ static inline float exp_approximation(float x) {
     return p * scale.f;
 }
 
+/// The sum of `count` floats, in sixteen partial sums, which vectorise where one running sum (a strict order of
+/// additions) cannot.
+static inline __attribute__((always_inline)) float sum_of(const float *x, long count) {
+    float partial[16] = {0};
+    long i = 0;
+    for (; i + 16 <= count; i += 16) {
+        for (int j = 0; j < 16; j++) partial[j] += x[i + j];
+    }
+    float sum = 0.f;
+    for (; i < count; i++) sum += x[i];
+    for (int j = 0; j < 16; j++) sum += partial[j];
+    return sum;
+}
+
 PG_CLONES void pg_erf(const float *x, float *y, long count) {
     for (long i = 0; i < count; i++) y[i] = erf_approximation(x[i]);
 }
@@ -63,16 +77,7 @@ PG_CLONES void pg_gelu(const float *x, float *y, long count) {
 
 PG_CLONES float pg_exp_shifted(const float *x, float *y, long count, float shift) {
     for (long i = 0; i < count; i++) y[i] = exp_approximation(x[i] - shift);
-    // Sixteen partial sums, which vectorize where one running sum (a strict order of additions) cannot.
-    float partial[16] = {0};
-    long i = 0;
-    for (; i + 16 <= count; i += 16) {
-        for (int j = 0; j < 16; j++) partial[j] += y[i + j];
-    }
-    float sum = 0.f;
-    for (; i < count; i++) sum += y[i];
-    for (int j = 0; j < 16; j++) sum += partial[j];
-    return sum;
+    return sum_of(y, count);
 }
 
 PG_CLONES void pg_softmax_rows(const float *x, float *y, long rows, long length) {
@@ -98,16 +103,11 @@ PG_CLONES void pg_layer_norm_rows(const float *x, float *y, long rows, long leng
     for (long r = 0; r < rows; r++) {
         const float *in = x + r * length;
         float *out = y + r * length;
-        // Sixteen partial sums, as in pg_exp_shifted, so that both passes vectorise.
-        float partial[16] = {0};
-        long i = 0;
-        for (; i + 16 <= length; i += 16) for (int j = 0; j < 16; j++) partial[j] += in[i + j];
-        float sum = 0.f;
-        for (; i < length; i++) sum += in[i];
-        for (int j = 0; j < 16; j++) sum += partial[j];
-        const float mean = sum / (float)length;
+        const float mean = sum_of(in, length) / (float)length;
+        // Sixteen partial sums of squares, as in sum_of, so that this pass vectorises too.
         float squares[16] = {0};
-        for (i = 0; i + 16 <= length; i += 16) {
+        long i = 0;
+        for (; i + 16 <= length; i += 16) {
             for (int j = 0; j < 16; j++) { const float d = in[i + j] - mean; squares[j] += d * d; }
         }
         float variance = 0.f;

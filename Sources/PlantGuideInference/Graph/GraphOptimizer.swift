@@ -28,18 +28,12 @@ struct GraphOptimizer {
     /// LayerNorm as exports before opset 17 write it over the last axis, ReduceMean → Sub → Pow(2) → ReduceMean →
     /// Add(ε) → Sqrt → Div → Mul(γ) → Add(β), made one LayerNormalization: one pass over the values instead of nine.
     private mutating func fuseLayerNormalization() {
-        var readersOf: [String: [Int]] = [:]
-        for (index, node) in nodes.enumerated() { for input in node.inputs where !input.isEmpty { readersOf[input, default: []].append(index) } }
-        func scalar(_ name: String) -> Float? {
-            guard let tensor = constants[name], tensor.elementType == .float, tensor.count == 1 else { return nil }
-            return tensor.floats[0]
-        }
-        /// The only reader of `value` when it is a node of this kind and `value` is not a graph output.
+        let counts = readers()
+        /// The only reader of `value` when it is a node of this kind.
         func only(_ value: String, _ matches: (GraphNode) -> Bool) -> Int? {
-            guard !graphOutputs.contains(value), let readers = readersOf[value], readers.count == 1, matches(nodes[readers[0]]) else { return nil }
-            return readers[0]
+            soleReader(of: value, counts).flatMap { matches(nodes[$0]) ? $0 : nil }
         }
-        func binary(_ function: BinaryOperator.Function) -> (GraphNode) -> Bool { { ($0.op as? BinaryOperator)?.function == function } }
+        func binary(_ function: BinaryOperator.Function) -> (GraphNode) -> Bool { { Self.isBinary($0, function) } }
         /// A ReduceMean over the last axis only, keeping it.
         func lastAxisMean(_ node: GraphNode) -> Bool {
             guard let mean = node.op as? MeanOperator, !mean.isGlobalPool, mean.keepDimensions else { return false }
@@ -50,7 +44,8 @@ struct GraphOptimizer {
             let x = nodes[index].inputs[0], mean = nodes[index].outputs[0]
             guard let sub = only(mean, binary(.subtract)), nodes[sub].inputs == [x, mean] else { continue }
             let centered = nodes[sub].outputs[0]
-            guard let readers = readersOf[centered], readers.count == 2, !graphOutputs.contains(centered),
+            let readers = nodes.indices.filter { nodes[$0].inputs.contains(centered) }
+            guard counts[centered] == 2, readers.count == 2,
                   let pow = readers.first(where: { binary(.power)(nodes[$0]) }), nodes[pow].inputs.first == centered,
                   nodes[pow].inputs.count == 2, scalar(nodes[pow].inputs[1]) == 2,
                   let divide = readers.first(where: { binary(.divide)(nodes[$0]) }), nodes[divide].inputs.first == centered,
@@ -89,18 +84,16 @@ struct GraphOptimizer {
             defer { index += 1 }
             guard nodes[index].op is MatMulOperator, nodes[index].inputs.count == 2,
                   let weights = constants[nodes[index].inputs[1]], weights.elementType == .float, weights.shape.count == 2,
-                  let add = soleReader(of: nodes[index].outputs[0], counts), (nodes[add].op as? BinaryOperator)?.function == .add,
-                  nodes[add].inputs.count == 2, nodes[add].inputs.contains(nodes[index].outputs[0])
+                  let add = soleReader(of: nodes[index].outputs[0], counts), Self.isBinary(nodes[add], .add),
+                  let biasName = other(nodes[add], than: nodes[index].outputs[0])
             else { continue }
             let n = weights.shape[1]
-            let biasName = nodes[add].inputs[0] == nodes[index].outputs[0] ? nodes[add].inputs[1] : nodes[add].inputs[0]
             guard var bias = columns(biasName, n) else { continue }
             var output = nodes[add].outputs[0]
             var absorbed = [add]
             var scaledWeights = weights
-            if let mul = soleReader(of: output, counts), (nodes[mul].op as? BinaryOperator)?.function == .multiply,
-               nodes[mul].inputs.count == 2, nodes[mul].inputs.contains(output),
-               let scale = columns(nodes[mul].inputs[0] == output ? nodes[mul].inputs[1] : nodes[mul].inputs[0], n) {
+            if let mul = soleReader(of: output, counts), Self.isBinary(nodes[mul], .multiply),
+               let scale = other(nodes[mul], than: output).flatMap({ columns($0, n) }) {
                 for row in 0..<weights.shape[0] { for j in 0..<n { scaledWeights.floats[row * n + j] *= scale[j] } }
                 for j in 0..<n { bias[j] *= scale[j] }
                 output = nodes[mul].outputs[0]
@@ -125,29 +118,17 @@ struct GraphOptimizer {
     /// one Gelu: one pass over the values instead of five.
     private mutating func fuseGELU() {
         let counts = readers()
-        func scalar(_ name: String) -> Float? {
-            guard let tensor = constants[name], tensor.elementType == .float, tensor.count == 1 else { return nil }
-            return tensor.floats[0]
-        }
-        /// The other input of a two-input node, when one of them is `value`.
-        func other(_ node: GraphNode, than value: String) -> String? {
-            guard node.inputs.count == 2 else { return nil }
-            return node.inputs[0] == value ? node.inputs[1] : (node.inputs[1] == value ? node.inputs[0] : nil)
-        }
-        func binary(_ node: GraphNode, _ function: BinaryOperator.Function) -> Bool {
-            (node.op as? BinaryOperator)?.function == function
-        }
         var index = 0
         while index < nodes.count {
             defer { index += 1 }
             let divide = nodes[index]
-            guard binary(divide, .divide), divide.inputs.count == 2, let root = scalar(divide.inputs[1]), abs(root - Float(2).squareRoot()) < 1e-5,
+            guard Self.isBinary(divide, .divide), divide.inputs.count == 2, let root = scalar(divide.inputs[1]), abs(root - Float(2).squareRoot()) < 1e-5,
                   let erf = soleReader(of: divide.outputs[0], counts), (nodes[erf].op as? ActivationOperator)?.activation == .erf,
-                  let add = soleReader(of: nodes[erf].outputs[0], counts), binary(nodes[add], .add),
+                  let add = soleReader(of: nodes[erf].outputs[0], counts), Self.isBinary(nodes[add], .add),
                   other(nodes[add], than: nodes[erf].outputs[0]).flatMap(scalar) == 1,
-                  let times = soleReader(of: nodes[add].outputs[0], counts), binary(nodes[times], .multiply),
+                  let times = soleReader(of: nodes[add].outputs[0], counts), Self.isBinary(nodes[times], .multiply),
                   other(nodes[times], than: nodes[add].outputs[0]) == divide.inputs[0],
-                  let half = soleReader(of: nodes[times].outputs[0], counts), binary(nodes[half], .multiply),
+                  let half = soleReader(of: nodes[times].outputs[0], counts), Self.isBinary(nodes[half], .multiply),
                   other(nodes[half], than: nodes[times].outputs[0]).flatMap(scalar) == 0.5
             else { continue }
             let output = nodes[half].outputs[0]
@@ -158,6 +139,22 @@ struct GraphOptimizer {
             for removed in [erf, add, times, half].sorted(by: >) { nodes.remove(at: removed) }
             return fuseGELU()  // readers changed; count again
         }
+    }
+
+    /// The value of a float scalar constant.
+    private func scalar(_ name: String) -> Float? {
+        guard let tensor = constants[name], tensor.elementType == .float, tensor.count == 1 else { return nil }
+        return tensor.floats[0]
+    }
+
+    /// The other input of a two-input node, when one of them is `value`.
+    private func other(_ node: GraphNode, than value: String) -> String? {
+        guard node.inputs.count == 2 else { return nil }
+        return node.inputs[0] == value ? node.inputs[1] : (node.inputs[1] == value ? node.inputs[0] : nil)
+    }
+
+    private static func isBinary(_ node: GraphNode, _ function: BinaryOperator.Function) -> Bool {
+        (node.op as? BinaryOperator)?.function == function
     }
 
     /// How many nodes read each value, graph outputs counting as readers.

@@ -39,13 +39,22 @@ func stridedSources(shape: [Int], strides: [Int], offset: Int = 0) -> [Int] {
     return result
 }
 
-/// The kernel that copies each output element from the input element `sources` names.
-func gatherKernel(_ sources: [Int]) -> Kernel {
-    { inputs, outputs in
-        let x = inputs[0]!, y = outputs[0]
-        sources.withUnsafeBufferPointer { map in
-            for i in map.indices { y[i] = x[map[i]] }
-        }
+/// For each element of `target`, the element of a tensor of `shape` that numpy's broadcasting reads there.
+func broadcastSources(of shape: [Int], in target: [Int]) -> [Int] {
+    stridedSources(shape: target, strides: Broadcasting.strides(of: shape, in: target))
+}
+
+/// The broadcast shape of two operands, and for each of its elements the element of each operand it reads:
+/// the element-wise operators' plan-time evaluation.
+func broadcastPairs(_ a: [Int], _ b: [Int]) throws(InferenceError) -> (shape: [Int], a: [Int], b: [Int]) {
+    guard let shape = Broadcasting.shape(a, b) else { throw shapeError("shapes \(a) and \(b) do not broadcast") }
+    return (shape, broadcastSources(of: a, in: shape), broadcastSources(of: b, in: shape))
+}
+
+/// y[i] = x[sources[i]] for every i.
+func gather(_ x: UnsafePointer<Float>, _ sources: [Int], into y: UnsafeMutablePointer<Float>) {
+    sources.withUnsafeBufferPointer { map in
+        for i in map.indices { y[i] = x[map[i]] }
     }
 }
 

@@ -30,7 +30,7 @@ struct LayerNormalizationOperator: Operator {
         // Scale and B as full rows, fixed at plan time when they are constants (they are weights).
         func expanded(_ index: Int, _ fallback: Float) -> (constant: [Float]?, sources: [Int]?) {
             guard index < inputs.count, let parameter = inputs[index] else { return (Array(repeating: fallback, count: length), nil) }
-            let sources = stridedSources(shape: row, strides: Broadcasting.strides(of: parameter.shape, in: row))
+            let sources = broadcastSources(of: parameter.shape, in: row)
             if let constant = parameter.constant { return (sources.map { constant.floats[$0] }, nil) }
             return (nil, sources)
         }

@@ -104,7 +104,7 @@ struct MatMulOperator: Operator {
             guard PackedProduct.isAvailable else {
                 return { inputs, outputs in
                     multiply(inputs[0]!, inputs[1]!, into: outputs[0], m: rows, n: n, k: k)
-                    if hasBias, let bias = inputs[2] { for row in 0..<rows { for j in 0..<n { outputs[0][row * n + j] += bias[j] } } }
+                    if hasBias { addColumnBias(inputs[2]!, to: outputs[0], count: rows * n, columns: n) }
                 }
             }
             // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed as it is row-major;
@@ -146,7 +146,15 @@ struct MatMulOperator: Operator {
             for index in 0..<max(batchCount, 1) {
                 multiply(inputs[0]! + aOffsets[index], inputs[1]! + bOffsets[index], into: outputs[0] + index * m * n, m: m, n: n, k: k)
             }
-            if hasBias, let bias = inputs[2] { for i in 0..<outputCount { outputs[0][i] += bias[i % n] } }
+            if hasBias { addColumnBias(inputs[2]!, to: outputs[0], count: outputCount, columns: n) }
         }
+    }
+}
+
+/// y[i] += bias[i mod columns] for the `count` values of row-major rows of `columns`: a fused Linear bias where
+/// the packed kernel does not run.
+private func addColumnBias(_ bias: UnsafePointer<Float>, to y: UnsafeMutablePointer<Float>, count: Int, columns: Int) {
+    for row in stride(from: 0, to: count, by: columns) {
+        for j in 0..<columns { y[row + j] += bias[j] }
     }
 }

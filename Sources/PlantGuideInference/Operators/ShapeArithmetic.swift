@@ -71,9 +71,7 @@ struct EqualOperator: ConstantEvaluating {
 
     func evaluate(_ inputs: [Tensor?]) throws(InferenceError) -> [Tensor] {
         guard inputs.count == 2, let a = inputs[0], let b = inputs[1] else { throw shapeError("needs inputs A and B") }
-        guard let shape = Broadcasting.shape(a.shape, b.shape) else { throw shapeError("shapes \(a.shape) and \(b.shape) do not broadcast") }
-        let aIndex = stridedSources(shape: shape, strides: Broadcasting.strides(of: a.shape, in: shape))
-        let bIndex = stridedSources(shape: shape, strides: Broadcasting.strides(of: b.shape, in: shape))
+        let (shape, aIndex, bIndex) = try broadcastPairs(a.shape, b.shape)
         let equal: [Int64]
         if a.elementType == .float || b.elementType == .float {
             let (x, y) = (a.floatValues, b.floatValues)

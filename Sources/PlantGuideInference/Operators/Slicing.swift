@@ -60,12 +60,8 @@ extension ElementMoving {
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
         let maps = try sources(inputs).map(\.sources)
-        if maps.count == 1 { return gatherKernel(maps[0]) }
         return { inputs, outputs in
-            let x = inputs[0]!
-            for (map, y) in zip(maps, outputs) {
-                map.withUnsafeBufferPointer { map in for i in map.indices { y[i] = x[map[i]] } }
-            }
+            for (map, y) in zip(maps, outputs) { gather(inputs[0]!, map, into: y) }
         }
     }
 }
@@ -149,7 +145,7 @@ struct ExpandOperator: ElementMoving {
         guard let target = try constantIntegers(inputs, 1, "shape"), let shape = Broadcasting.shape(data, target) else {
             throw shapeError("input \(data) does not expand to the shape given")
         }
-        return [(shape, stridedSources(shape: shape, strides: Broadcasting.strides(of: data, in: shape)))]
+        return [(shape, broadcastSources(of: data, in: shape))]
     }
 }
 
@@ -191,9 +187,9 @@ struct WhereOperator: ConstantEvaluating {
         guard let xy = Broadcasting.shape(x, y), let shape = Broadcasting.shape(condition.shape, xy) else {
             throw shapeError("condition \(condition.shape), X \(x) and Y \(y) do not broadcast")
         }
-        let picks = stridedSources(shape: shape, strides: Broadcasting.strides(of: condition.shape, in: shape)).map { condition.integerValues[$0] != 0 }
-        return (shape, picks, stridedSources(shape: shape, strides: Broadcasting.strides(of: x, in: shape)),
-                stridedSources(shape: shape, strides: Broadcasting.strides(of: y, in: shape)))
+        let flags = condition.integerValues
+        let picks = broadcastSources(of: condition.shape, in: shape).map { flags[$0] != 0 }
+        return (shape, picks, broadcastSources(of: x, in: shape), broadcastSources(of: y, in: shape))
     }
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
