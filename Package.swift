@@ -64,10 +64,12 @@ let package = Package(
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
             exclude: ["README.md"]
         ),
+        // Threads that carry their names to the OS (top -H, perf), for every module that starts threads.
+        .target(name: "PlantGuideThreads", swiftSettings: strict),
         .target(
             name: "PlantGuideRPC",
             dependencies: [
-                "CZeroMQ",
+                "CZeroMQ", "PlantGuideThreads",
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,7 +80,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "PlantGuideCore", swiftSettings: strict),
+        .target(name: "PlantGuideCore", dependencies: ["PlantGuideThreads"], swiftSettings: strict),
         // libjpeg-turbo (TurboJPEG), libpng and libwebp from Debian.
         .systemLibrary(name: "CImageCodecs", providers: [.apt(["libturbojpeg0-dev", "libpng-dev", "libwebp-dev"])]),
         .target(name: "PlantGuideImaging", dependencies: ["CImageCodecs"], swiftSettings: strict),
@@ -96,7 +98,7 @@ let package = Package(
         .target(name: "CHTTPTransport", linkerSettings: [.linkedLibrary("curl")]),
         .target(
             name: "PlantGuideHTTP",
-            dependencies: ["CHTTPTransport", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            dependencies: ["CHTTPTransport", "PlantGuideThreads", .product(name: "Tracing", package: "swift-distributed-tracing")],
             swiftSettings: strict),
         .target(
             name: "PlantGuideStorage",
@@ -174,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "PlantGuideCoreTests",
             dependencies: [
-                "PlantGuideCore", "PlantGuideTestSupport",
+                "PlantGuideCore", "PlantGuideThreads", "PlantGuideTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict),
@@ -248,7 +250,7 @@ let package = Package(
         + service(
             "Identification", executable: "IdentificationService",
             extra: [
-                "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "CSodium",
+                "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "PlantGuideThreads", "CSodium",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             executableExtra: ["PlantGuideInference"])

@@ -1,5 +1,6 @@
 import CHTTPTransport
 import Foundation
+import PlantGuideThreads
 import Tracing
 
 /// An HTTP request to an external service (Trefle, Pl@ntNet, a webhook).
@@ -115,8 +116,7 @@ public final class CurlHTTPClient: HTTPClient {
         let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
         let maxBodyBytes = self.maxBodyBytes
         return try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                Thread.current.name = "plantguide-http"
+            Thread(named: "plantguide-http") {
                 continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes, progress: progress))
             }.start()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideThreads
 import PlantGuideInference
 import PlantGuideRPC
 import Tracing
@@ -68,8 +69,7 @@ final class InferenceBatcher: @unchecked Sendable {
         self.configuration = configuration
         for index in 0..<max(1, configuration.workers) {
             // The workers keep the batcher alive until `stop()`.
-            let thread = Thread {
-                Thread.current.name = "inference-\(index)"
+            let thread = Thread(named: "inference-\(index)") {
                 self.work()
             }
             thread.stackSize = 8 << 20

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideThreads
 
 /// A fixed set of OS threads that run submitted work in order of submission.
 ///
@@ -13,8 +14,7 @@ public final class WorkerThreads: @unchecked Sendable {
     /// Starts `count` threads named `name`.
     public init(count: Int, name: String) {
         for index in 0..<max(1, count) {
-            Thread { [self] in
-                Thread.current.name = "\(name)-\(index)"
+            Thread(named: "\(name)-\(index)") { [self] in
                 work()
             }.start()
         }

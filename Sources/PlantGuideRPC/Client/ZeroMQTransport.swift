@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideThreads
 import Logging
 import PlantGuideProtos
 
@@ -49,8 +50,7 @@ final class ZeroMQTransport: ClientTransport {
     private func startResolver(host: String, port: Int, interval: Duration) {
         let loop = self.loop
         let stop = resolverStop
-        let thread = Thread {
-            Thread.current.name = "plantguide-dns"
+        let thread = Thread(named: "plantguide-dns") {
             repeat {
                 loop.submit(.endpoints(DNSResolver.endpoints(host: host, port: port)))
             } while stop.wait(timeout: .now() + .milliseconds(Int(interval.milliseconds))) == .timedOut

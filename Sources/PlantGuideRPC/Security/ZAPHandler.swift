@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import PlantGuideThreads
 import Synchronization
 
 /// The process's ZAP handler (ZeroMQ RFC 27): libzmq asks it, over `inproc://zeromq.zap.01`, whether each client
@@ -30,8 +31,7 @@ final class ZAPHandler: Sendable {
                 throw RPCError(.internal, "cannot bind the ZAP handler: \(error)")
             }
             let box = ZMQSocketBox(socket: socket)
-            Thread {
-                Thread.current.name = "zap-handler"
+            Thread(named: "zap-handler") {
                 made.serve(box.socket)
             }.start()
             handler = made

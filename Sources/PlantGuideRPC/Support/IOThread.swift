@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import PlantGuideThreads
 import Synchronization
 
 /// The process's RPC I/O thread: it owns the sockets of every ``RPCServer`` and ``RPCClient`` of the process,
@@ -47,8 +48,7 @@ final class IOThread: JobRunner, @unchecked Sendable {
         try instance.withLock { instance in
             if let instance { return instance }
             let created = try IOThread()
-            let thread = Thread {
-                Thread.current.name = IOThread.name
+            let thread = Thread(named: IOThread.name) {
                 created.run()
             }
             thread.start()

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import PlantGuideThreads
 import Synchronization
 
 /// A ZeroMQ SUB socket reading an event stream (reminders) that ``Publisher``s send: messages of two frames, topic
@@ -50,8 +51,7 @@ public final class Subscriber: Sendable {
             throw RPCError.invalidArgument("endpoint", .invalidFormat, "cannot subscribe to \(target): \(error)")
         }
         let box = ZMQSocketBox(socket: socket)
-        let thread = Thread { [stopped] in
-            Thread.current.name = "zmq-subscriber"
+        let thread = Thread(named: "zmq-subscriber") { [stopped] in
             Self.receive(on: box.socket, until: stopped, tick: {
                 endpoints.refreshIfDue(box.socket)
                 tick()
