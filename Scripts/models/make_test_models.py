@@ -13,6 +13,9 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
 - repository/zero-shot-demo: a CLIP-style zero-shot entry whose right answers are known by construction: the
   "encoder" embeds a photo as its mean colour (GlobalAveragePool), and each label's text embedding is the colour
   it is named after (Rosa rubra red, Ficus viridis green, Iris caerulea blue, Helianthus aureus yellow).
+- linear-packed, depthwise-small: Linear layers with constant weights (Gemm's transposes, C shapes, α, a fused
+  Relu; MatMul with its bias) and depthwise 3×3 convolutions on small planes, the cases the executor's packed and
+  whole-image kernels take; expected outputs from onnxruntime.
 - pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
   gelu_none, gelu_tanh (Debian's ONNX test data predates Gelu), equal_int64 and range_int64 (its own are int32);
   expected outputs from ONNX's reference
@@ -189,6 +192,55 @@ def shape_arithmetic_case(op: str) -> onnx.ModelProto:
     return helper.make_model(helper.make_graph([node], op.lower(), inputs, [output]), opset_imports=[helper.make_opsetid("", 13)])
 
 
+def linear_packed_case() -> onnx.ModelProto:
+    """Linear layers with constant weights, which the executor packs at load: Gemm with B as given or transposed,
+    C of one row (taken as a column bias), of every row, or none, α ≠ 1, a fused Relu, and MatMul over tokens with
+    its bias. Sizes that are no multiple of the kernel's 8 rows and 32 columns."""
+    random = np.random.default_rng(11)
+    m, k, n = 3, 37, 45
+    constants, nodes = [], []
+
+    def constant(name: str, shape: tuple) -> str:
+        constants.append(numpy_helper.from_array(random.standard_normal(shape).astype(np.float32), name))
+        return name
+
+    nodes.append(helper.make_node("Gemm", ["x", constant("b_t", (n, k)), constant("c_row", (n,))], ["gemm_t"], transB=1))
+    nodes.append(helper.make_node("Relu", ["gemm_t"], ["relu"]))
+    nodes.append(helper.make_node("Gemm", ["x", constant("b", (k, n)), constant("c_one_row", (1, n))], ["gemm_row"]))
+    nodes.append(helper.make_node("Gemm", ["x", "b", constant("c_full", (m, n))], ["gemm_full"], beta=0.5))
+    nodes.append(helper.make_node("Gemm", ["x", "b"], ["gemm_alpha"], alpha=0.25))
+    constants.append(numpy_helper.from_array(np.array([1, m, k], dtype=np.int64), "tokens_shape"))
+    nodes.append(helper.make_node("Reshape", ["x", "tokens_shape"], ["tokens"]))
+    nodes.append(helper.make_node("MatMul", ["tokens", "b"], ["linear"]))
+    nodes.append(helper.make_node("Add", ["linear", constant("bias", (n,))], ["linear_bias"]))
+    outputs = ["relu", "gemm_row", "gemm_full", "gemm_alpha", "linear_bias"]
+    graph = helper.make_graph(nodes, "linear_packed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def depthwise_small_case() -> onnx.ModelProto:
+    """Depthwise 3×3 convolutions on planes of at most 32 columns, where the executor takes every channel in one
+    call: symmetric padding with a fused Clip, asymmetric padding with a bias, no padding; widths that leave a
+    partial vector."""
+    random = np.random.default_rng(13)
+    channels = 6
+    weights = lambda name: numpy_helper.from_array(random.standard_normal((channels, 1, 3, 3)).astype(np.float32), name)
+    constants = [weights("w_same"), weights("w_skewed"), weights("w_valid"),
+                 numpy_helper.from_array(random.standard_normal(channels).astype(np.float32), "bias"),
+                 numpy_helper.from_array(np.array(0, dtype=np.float32), "zero"), numpy_helper.from_array(np.array(6, dtype=np.float32), "six")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w_same"], ["same"], group=channels, pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["same", "zero", "six"], ["same_clipped"]),
+        helper.make_node("Conv", ["x", "w_skewed", "bias"], ["skewed"], group=channels, pads=[0, 1, 1, 0]),
+        helper.make_node("Conv", ["x", "w_valid"], ["valid"], group=channels),
+    ]
+    outputs = ["same_clipped", "skewed", "valid"]
+    graph = helper.make_graph(nodes, "depthwise_small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", channels, 11, 23])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
 def write_zero_shot_demo(entry: str) -> None:
     os.makedirs(entry, exist_ok=True)
     nodes = [helper.make_node("GlobalAveragePool", ["image"], ["pooled"]), helper.make_node("Flatten", ["pooled"], ["embedding"], axis=1)]
@@ -225,6 +277,10 @@ def main() -> None:
         ("convnext", transformer_models.convnext()), ("convnext-opset13", transformer_models.convnext(opset=13)),
     ]:
         write_case(os.path.join(output, name), model, [[small(1)], [small(8)]])
+    write_case(os.path.join(output, "linear-packed"), linear_packed_case(),
+               [[random.standard_normal((3, 37)).astype(np.float32)], [random.uniform(-4, 4, (3, 37)).astype(np.float32)]])
+    write_case(os.path.join(output, "depthwise-small"), depthwise_small_case(),
+               [[random.standard_normal((1, 6, 11, 23)).astype(np.float32)], [random.standard_normal((3, 6, 11, 23)).astype(np.float32)]])
     if repository and os.path.exists(os.path.join(repository, "plant-cnn", "model.onnx")):
         model = onnx.load(os.path.join(repository, "plant-cnn", "model.onnx"))
         uniform = lambda batch: random.uniform(-1, 1, (batch, 3, 128, 128)).astype(np.float32)

@@ -1,12 +1,14 @@
-// Convolutions as matrix products with weights packed once at load, on AVX-512: Y[M×N] = W[M×K]·X[K×N] plus
-// a per-row bias and activation, for NCHW planes (N = output pixels, contiguous). OpenBLAS copies (packs) its
+// Matrix products with one operand packed once at load, on AVX-512: Y[M×N] = W[M×K]·X[K×N] plus a per-row and a
+// per-column bias and an activation. Convolutions pack their weights as W and stream NCHW planes as X (N = output
+// pixels, contiguous); Linear layers pack their activations as W on each run and their weights once as X, in tiles
+// of 32 columns, each tile's K rows contiguous, so that a huge layer's weights stream from memory in one pass. OpenBLAS copies (packs) its
 // operands on every call and, where OPENBLAS_CORETYPE pins it to AVX2, leaves AVX-512 unused; this kernel
 // packs the weights at plan time and uses the whole vector width. Callers check pg_has_avx512() first.
 #include "inference_kernels.h"
 
 #include <immintrin.h>
 
-enum { PANEL = 8, TILE = 32 };
+enum { PANEL = 8, TILE = 32, AHEAD = 32 };
 
 int pg_has_avx512(void) {
 #if defined(__x86_64__)
@@ -25,6 +27,21 @@ int pg_has_avx512(void) {
 }
 
 long pg_packed_weights_size(int m, int k) { return (long)((m + PANEL - 1) / PANEL) * PANEL * k; }
+
+long pg_packed_columns_size(int k, int n) { return (long)((n + TILE - 1) / TILE) * TILE * k; }
+
+void pg_pack_columns(const float *b, int k, int n, int transposed, float *packed) {
+    const int tiles = (n + TILE - 1) / TILE;
+    for (int t = 0; t < tiles; t++) {
+        for (int kk = 0; kk < k; kk++) {
+            float *out = packed + ((long)t * k + kk) * TILE;
+            for (int c = 0; c < TILE; c++) {
+                const int column = t * TILE + c;
+                out[c] = column >= n ? 0.0f : transposed ? b[(long)column * k + kk] : b[(long)kk * n + column];
+            }
+        }
+    }
+}
 
 void pg_pack_weights(const float *weights, int m, int k, float *packed) {
     const int panels = (m + PANEL - 1) / PANEL;
@@ -48,7 +65,7 @@ static inline __m512 finish(__m512 value, float bias, __m512 column_bias, int ac
 }
 
 __attribute__((target("avx512f")))
-void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
     const int panels = (m + PANEL - 1) / PANEL;
     const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
@@ -57,11 +74,19 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
         const __mmask16 first = columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1);
         const __mmask16 second = columns > 16 ? (columns >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (columns - 16)) - 1)) : 0;
         for (int p = 0; p < panels; p++) {
+            // The first panel brings the tile of x in; the others find it in cache. Rows of x `AHEAD` steps on are
+            // fetched ahead of the loads, beyond the tile's last row only where the next tile follows it in memory
+            // (packed weights: a huge layer's stream from memory, faster than the prefetcher fetches it alone).
+            const int prefetch_until = p > 0 ? 0 : tile_stride == (long)k * x_pitch ? k : k - AHEAD;
             __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
             const float *w = packed + (long)p * k * PANEL;
-            const float *source = x + n0;
+            const float *source = x + (long)(n0 / TILE) * tile_stride;
             for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
+                if (kk < prefetch_until) {
+                    _mm_prefetch((const char *)(source + AHEAD * x_pitch), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(source + AHEAD * x_pitch + 16), _MM_HINT_T0);
+                }
                 const __m512 x0 = _mm512_maskz_loadu_ps(first, source);
                 const __m512 x1 = _mm512_maskz_loadu_ps(second, source + 16);
                 __m512 v;
@@ -90,9 +115,9 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     }
 }
 #else
-void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
-    (void)packed; (void)m; (void)k; (void)x; (void)n; (void)x_pitch; (void)y; (void)bias; (void)column_bias; (void)activation;
+    (void)packed; (void)m; (void)k; (void)x; (void)n; (void)x_pitch; (void)tile_stride; (void)y; (void)bias; (void)column_bias; (void)activation;
     (void)low_bound; (void)high_bound;
 }
 #endif

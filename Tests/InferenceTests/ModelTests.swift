@@ -7,10 +7,11 @@ import Testing
 /// Whole networks against onnxruntime, and what loading refuses.
 @Suite(.cpuHeavy) struct ModelTests {
     /// The convolutional families, and small ViT, DeiT, Swin and ConvNeXt graphs as torch.onnx.export writes them
-    /// (computed shapes, LayerNorm as an operator or decomposed, GELU through Erf or Gelu), at batch 1 and 8.
+    /// (computed shapes, LayerNorm as an operator or decomposed, GELU through Erf or Gelu), at batch 1 and 8; and
+    /// the Linear layers and depthwise convolutions the packed and whole-image kernels take.
     @Test("whole models match onnxruntime within 1e-4 of their output range", arguments: [
         "plant-cnn", "mobilenetv2", "resnet18", "vit", "vit-opset13", "vit-gelu20", "deit", "swin", "swin-opset17", "convnext",
-        "convnext-opset13",
+        "convnext-opset13", "linear-packed", "depthwise-small",
     ])
     func matchesOnnxRuntime(_ name: String) async throws {
         var test = NodeTest(directory: try ModelFixtures.testModel(name))

@@ -21,6 +21,13 @@ long pg_padded_plane_size(const pg_window *window);
 void pg_depthwise_conv2d(const pg_window *window, const float *input, const float *weights, float bias,
                          float *output, float *scratch);
 
+/// Floats of scratch pg_depthwise3x3_avx512 needs for `window`.
+long pg_depthwise3x3_scratch_size(const pg_window *window);
+/// A 3×3 filter per channel over `channels` planes (dilation 1, stride_x 1 or 2), plus bias[c] (bias may be NULL),
+/// then `activation` (a PG_ACTIVATION_* and its bounds), into `channels` output planes. AVX-512F only.
+void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *input, const float *weights,
+                            const float *bias, int activation, float low_bound, float high_bound, float *output,
+                            float *scratch);
 /// Max over each window (padding never wins) of one plane into `output`.
 void pg_max_pool2d(const pg_window *window, const float *input, float *output, float *scratch);
 
@@ -35,9 +42,15 @@ int pg_has_avx512(void);
 long pg_packed_weights_size(int m, int k);
 /// Packs row-major m × k weights into panels of 8 rows, k-major, zero-filled: done once per plan.
 void pg_pack_weights(const float *weights, int m, int k, float *packed);
+/// Floats pg_pack_columns writes for a k × n matrix.
+long pg_packed_columns_size(int k, int n);
+/// Packs k × n row-major b (n × k when `transposed`) into tiles of 32 columns, each k rows of 32 contiguous floats,
+/// zero-filled: the x operand of pg_packed_gemm with x_pitch 32 and tile_stride 32·k.
+void pg_pack_columns(const float *b, int k, int n, int transposed, float *packed);
 /// y[m × n] = activation(packed·x + bias[row] + column_bias[column]), x being k rows of n floats, `x_pitch` floats
-/// apart; either bias may be NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
-void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+/// apart, its columns 32·t onwards starting `t·tile_stride` floats in (32 for a row-major x); either bias may be
+/// NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
+void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound);
 
 /// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.

@@ -1,6 +1,7 @@
 /// Load-time rewrites that leave the results unchanged: batch normalization folded into the convolution before
 /// it, Relu or Clip fused into the Conv or Gemm before it, GELU and LayerNorm written out in five and nine nodes
-/// made one each, and a Linear layer's bias (and a layer scale after it) taken into its MatMul.
+/// made one each, a Linear layer's bias (and a layer scale after it) taken into its MatMul, and the weights of
+/// linear layers packed for the AVX-512 product.
 struct GraphOptimizer {
     var nodes: [GraphNode]
     var constants: [String: Tensor]
@@ -13,6 +14,22 @@ struct GraphOptimizer {
         fuseGELU()
         fuseLayerNormalization()
         fuseLinearBias()
+        packLinearWeights()
+    }
+
+    /// The constant weights of Gemm and of MatMul's Linear layers packed once for the AVX-512 product
+    /// (``PackedColumns``), which every plan then shares.
+    private mutating func packLinearWeights() {
+        for index in nodes.indices where nodes[index].inputs.count > 1 {
+            guard let weights = constants[nodes[index].inputs[1]] else { continue }
+            if var gemm = nodes[index].op as? GemmOperator, !gemm.transposeA {
+                gemm.packedWeights = PackedColumns(weights, transposed: gemm.transposeB)
+                nodes[index].op = gemm
+            } else if var matMul = nodes[index].op as? MatMulOperator {
+                matMul.packedWeights = PackedColumns(weights, transposed: false)
+                nodes[index].op = matMul
+            }
+        }
     }
 
     /// Constant nodes made constants like initializers: exporters write scalars (GELU's √2, LayerNorm's ε) as

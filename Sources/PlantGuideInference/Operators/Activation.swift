@@ -58,6 +58,24 @@ enum Activation: Sendable, Equatable {
 }
 
 extension Activation {
+    /// What the C kernels apply as they store (a PG_ACTIVATION_* and its bounds): Relu and Clip. The others come
+    /// back as PG_ACTIVATION_NONE, and the caller applies them after (``isFusedByKernels`` is false).
+    var fusedEpilogue: (kind: Int32, low: Float, high: Float) {
+        switch self {
+        case .relu: (Int32(PG_ACTIVATION_RELU), 0, 0)
+        case .clip(let low, let high): (Int32(PG_ACTIVATION_CLIP), low, high)
+        default: (Int32(PG_ACTIVATION_NONE), 0, 0)
+        }
+    }
+
+    /// Whether the C kernels' epilogue covers this activation (nothing is left to apply after them).
+    var isFusedByKernels: Bool {
+        switch self {
+        case .identity, .relu, .clip: true
+        default: false
+        }
+    }
+
     /// values = activation(values + bias), in place: the epilogue of a layer the activation is fused into.
     func finish(_ values: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
         switch self {

@@ -25,6 +25,8 @@ struct GemmOperator: Operator {
     let transposeA: Bool
     let transposeB: Bool
     var activation: Activation = .identity
+    /// B packed at load when it is a constant and the CPU has AVX-512 (``GraphOptimizer``).
+    var packedWeights: PackedColumns?
 
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let a = try requiredFloat(inputs, 0, "A"), b = try requiredFloat(inputs, 1, "B")
@@ -47,6 +49,14 @@ struct GemmOperator: Operator {
         let cStrides = cShape.map { Broadcasting.strides(of: $0, in: [m, n]) }
         let (alpha, beta, transposeA, transposeB, activation) = (alpha, beta, transposeA, transposeB, activation)
         let hasC = cShape != nil && beta != 0
+        // The packed product adds C as a per-column bias: C of one row (or none), and nothing to scale.
+        if let packed = packedWeights, !transposeA, alpha == 1, !hasC || (beta == 1 && cShape!.reduce(1, *) == n) {
+            let scratch = packed.activationScratch(rows: m)
+            return { inputs, outputs in
+                packed.multiply(inputs[0]!, rows: m, scratch: scratch, into: outputs[0], columnBias: hasC ? inputs[2] : nil,
+                                activation: activation)
+            }
+        }
         return { inputs, outputs in
             let y = outputs[0]
             if hasC, let c = inputs[2], let strides = cStrides {
@@ -64,6 +74,9 @@ struct GemmOperator: Operator {
 /// MatMul with numpy's rules: batched over leading dimensions (broadcast), 1-D operands promoted and squeezed.
 /// GraphOptimizer gives a Linear layer's MatMul the Add of its bias as a third input, [n] added to every row.
 struct MatMulOperator: Operator {
+    /// B packed at load when it is a 2-D constant and the CPU has AVX-512 (``GraphOptimizer``).
+    var packedWeights: PackedColumns?
+
     private struct Layout {
         var batchShape: [Int]
         var m: Int, k: Int, n: Int
@@ -107,12 +120,19 @@ struct MatMulOperator: Operator {
                     if hasBias { addColumnBias(inputs[2]!, to: outputs[0], count: rows * n, columns: n) }
                 }
             }
-            // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed as it is row-major;
-            // which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2. The bias is added as rows are stored.
+            // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed packed (a constant) or
+            // as it is; which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2. The bias is added as rows
+            // are stored.
+            if let weights = packedWeights {
+                let scratch = weights.activationScratch(rows: rows)
+                return { inputs, outputs in
+                    weights.multiply(inputs[0]!, rows: rows, scratch: scratch, into: outputs[0], columnBias: hasBias ? inputs[2] : nil)
+                }
+            }
             let packed = Scratch(count: pg_packed_weights_size(Int32(rows), Int32(k)))
             return { inputs, outputs in
                 pg_pack_weights(inputs[0]!, Int32(rows), Int32(k), packed.pointer)
-                pg_packed_gemm(packed.pointer, Int32(rows), Int32(k), inputs[1]!, Int32(n), n, outputs[0], nil,
+                pg_packed_gemm(packed.pointer, Int32(rows), Int32(k), inputs[1]!, Int32(n), n, 32, outputs[0], nil,
                                hasBias ? inputs[2] : nil, Int32(PG_ACTIVATION_NONE), 0, 0)
             }
         }

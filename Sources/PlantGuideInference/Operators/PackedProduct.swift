@@ -22,15 +22,8 @@ struct PackedProduct {
     /// y[rows × columns] = activation(W·x + bias), x being `depth` rows of `columns` floats, `pitch` apart.
     func run(_ x: UnsafePointer<Float>, columns: Int, pitch: Int, into y: UnsafeMutablePointer<Float>,
              bias: UnsafePointer<Float>?, activation: Activation) {
-        let (kind, low, high): (Int32, Float, Float) = switch activation {
-        case .relu: (Int32(PG_ACTIVATION_RELU), 0, 0)
-        case .clip(let low, let high): (Int32(PG_ACTIVATION_CLIP), low, high)
-        default: (Int32(PG_ACTIVATION_NONE), 0, 0)
-        }
-        pg_packed_gemm(packed.pointer, Int32(rows), Int32(depth), x, Int32(columns), pitch, y, bias, nil, kind, low, high)
-        switch activation {
-        case .identity, .relu, .clip: break
-        default: activation.apply(y, y, count: rows * columns)
-        }
+        let (kind, low, high) = activation.fusedEpilogue
+        pg_packed_gemm(packed.pointer, Int32(rows), Int32(depth), x, Int32(columns), pitch, 32, y, bias, nil, kind, low, high)
+        if !activation.isFusedByKernels { activation.apply(y, y, count: rows * columns) }
     }
 }
