@@ -14,8 +14,8 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
   "encoder" embeds a photo as its mean colour (GlobalAveragePool), and each label's text embedding is the colour
   it is named after (Rosa rubra red, Ficus viridis green, Iris caerulea blue, Helianthus aureus yellow).
 - linear-packed, depthwise-small: Linear layers with constant weights (Gemm's transposes, C shapes, α, a fused
-  Relu; MatMul with its bias) and depthwise 3×3 convolutions on small planes, the cases the executor's packed and
-  whole-image kernels take; expected outputs from onnxruntime.
+  Relu; MatMul with its bias) and depthwise 3×3 convolutions (paddings, strides, fused activations), the cases the
+  executor's packed and whole-image kernels take; expected outputs from onnxruntime.
 - pad_edge_float, pad_reflect_float: float versions of ONNX's edge/reflect Pad tests (whose own data is int32),
   gelu_none, gelu_tanh (Debian's ONNX test data predates Gelu), equal_int64 and range_int64 (its own are int32);
   expected outputs from ONNX's reference
@@ -220,9 +220,9 @@ def linear_packed_case() -> onnx.ModelProto:
 
 
 def depthwise_small_case() -> onnx.ModelProto:
-    """Depthwise 3×3 convolutions on planes of at most 32 columns, where the executor takes every channel in one
-    call: symmetric padding with a fused Clip, asymmetric padding with a bias, no padding; widths that leave a
-    partial vector."""
+    """Depthwise 3×3 convolutions, which the executor takes every channel of in one call: symmetric padding with a
+    fused Clip, asymmetric padding with a bias, no padding, and stride 2 with a fused Relu or asymmetric padding;
+    widths that leave a partial vector. (MobileNetV2 has the large planes.)"""
     random = np.random.default_rng(13)
     channels = 6
     weights = lambda name: numpy_helper.from_array(random.standard_normal((channels, 1, 3, 3)).astype(np.float32), name)
@@ -234,8 +234,11 @@ def depthwise_small_case() -> onnx.ModelProto:
         helper.make_node("Clip", ["same", "zero", "six"], ["same_clipped"]),
         helper.make_node("Conv", ["x", "w_skewed", "bias"], ["skewed"], group=channels, pads=[0, 1, 1, 0]),
         helper.make_node("Conv", ["x", "w_valid"], ["valid"], group=channels),
+        helper.make_node("Conv", ["x", "w_same", "bias"], ["strided"], group=channels, pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["strided"], ["strided_relu"]),
+        helper.make_node("Conv", ["x", "w_skewed"], ["strided_skewed"], group=channels, pads=[0, 0, 1, 1], strides=[2, 2]),
     ]
-    outputs = ["same_clipped", "skewed", "valid"]
+    outputs = ["same_clipped", "skewed", "valid", "strided_relu", "strided_skewed"]
     graph = helper.make_graph(nodes, "depthwise_small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", channels, 11, 23])],
                               [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs], constants)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)

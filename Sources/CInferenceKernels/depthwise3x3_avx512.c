@@ -1,22 +1,27 @@
 // Depthwise 3×3 convolution (MobileNet's and EfficientNet's), every channel of an image in one call, on AVX-512.
-// Each plane is first copied with its zero border into rows padded to whole vectors, so that every tap is a plain
-// load and only a row's last vector is masked; at column stride 2 the copy also splits each row into its even and
-// odd columns, which makes the three taps of a row contiguous again. The nine weights stay in registers, each
-// row of taps has its own sum (three short dependency chains, not one of nine), and the bias and activation are
-// applied as the outputs are stored. Small planes are what it is for: MobileNetV2's 7×7 and 14×14 layers have
-// 384 to 960 channels of a few dozen outputs, where a per-plane call and a scalar tail cost more than the sums.
+// Each plane is first copied with its zero border into rows padded to whole vectors; at column stride 2 the copy
+// also splits each row into its even and odd columns, which makes a row's three taps two aligned vectors and one
+// shifted by a lane. Each row's vectors are loaded once, aligned, and the taps one and two columns on are made
+// from neighbouring vectors (valignd), where unaligned loads would each touch two cache lines. The nine weights
+// stay in registers, each row of taps has its own sum (three short dependency chains, not one of nine), and the
+// bias and activation are applied as the outputs are stored. Against a call per plane with a scalar row tail,
+// this matters most on MobileNetV2's late layers: 384 to 960 channels of 7×7 or 14×14 outputs.
 #include "inference_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-/// Floats per row of the padded copy: the windows' reach (halved at stride 2), in whole vectors, plus one vector
-/// for the third tap's overhang.
-static long padded_pitch(const pg_window *w) {
+/// Floats per row of the padded copy the windows read: their reach (halved at stride 2) in whole vectors.
+static long padded_columns(const pg_window *w) {
     const long reach = (long)(w->out_width - 1) * w->stride_x + 3;
     const long columns = w->stride_x == 2 ? (reach + 1) / 2 : reach;
-    return (columns + 15) / 16 * 16 + 16;
+    return (columns + 15) / 16 * 16;
 }
+
+/// Floats per row of the padded copy: its columns, and one vector more, which the last vector's neighbour is
+/// loaded from. The copy never writes that vector: it holds zeros or an earlier plane's values, which reach
+/// only the lanes past the row's last output.
+static long padded_pitch(const pg_window *w) { return padded_columns(w) + 16; }
 
 static long padded_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + 3; }
 
@@ -29,12 +34,25 @@ static inline __mmask16 first_lanes(long count) {
     return count >= 16 ? (__mmask16)0xFFFF : count <= 0 ? (__mmask16)0 : (__mmask16)((1u << count) - 1);
 }
 
+/// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
+enum { AHEAD_ROWS = 2, LARGE_PLANE = 2048 };
+
+/// The 16 values of `row` from column `start` on, zero outside [0, width) and everywhere when the row is not
+/// `inside` the plane; on a `large` plane, a plain load where all of them are inside, which the hardware
+/// prefetcher follows (on small ones, what the test costs is more than it saves).
+__attribute__((target("avx512f")))
+static inline __m512 load_row(const float *row, long start, long width, int inside, int large) {
+    if (large && inside && start >= 0 && start + 16 <= width) return _mm512_loadu_ps(row + start);
+    const __mmask16 mask = inside ? first_lanes(width - start) & (__mmask16)~first_lanes(-start) : 0;
+    return _mm512_maskz_loadu_ps(mask, row + start);
+}
+
 /// Copies `plane` with its zero border into `padded` (rows of `pitch` floats); at stride 2 each row as its even
 /// columns then, `pitch` floats further, its odd ones, the two of them `2·pitch` apart from the next row's.
 __attribute__((target("avx512f")))
 static void pad(const pg_window *w, const float *plane, float *padded, long pitch) {
-    const long rows = padded_rows(w), width = w->width, left = w->pad_left;
-    const int split = w->stride_x == 2;
+    const long rows = padded_rows(w), columns = padded_columns(w), width = w->width, left = w->pad_left;
+    const int split = w->stride_x == 2, large = (long)w->height * width >= LARGE_PLANE;
     const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     for (long r = 0; r < rows; r++) {
@@ -42,20 +60,21 @@ static void pad(const pg_window *w, const float *plane, float *padded, long pitc
         float *out = padded + r * pitch * (split ? 2 : 1);
         const int inside = y >= 0 && y < w->height;
         const float *row = plane + (inside ? y : 0) * width;
+        // The input row after next, fetched ahead: a large plane the layer before just wrote is often out of L2
+        // by now, and masked loads do not set the hardware prefetcher going. (A small one is still in cache.)
+        if (large && y + AHEAD_ROWS >= 0 && y + AHEAD_ROWS < w->height) {
+            const float *ahead = plane + (y + AHEAD_ROWS) * width;
+            for (long c = 0; c < width; c += 16) _mm_prefetch((const char *)(ahead + c), _MM_HINT_T0);
+        }
         // Padded column c is input column c - left; lanes outside the input load as zeros.
         if (!split) {
-            for (long c = 0; c < pitch; c += 16) {
-                const long start = c - left;
-                const __mmask16 mask = inside ? first_lanes(width - start) & (__mmask16)~first_lanes(-start) : 0;
-                _mm512_storeu_ps(out + c, _mm512_maskz_loadu_ps(mask, row + start));
+            for (long c = 0; c < columns; c += 16) {
+                _mm512_storeu_ps(out + c, load_row(row, c - left, width, inside, large));
             }
         } else {
-            for (long c = 0; c < pitch; c += 16) {
-                const long start = 2 * c - left;
-                const __mmask16 head = inside ? first_lanes(width - start) & (__mmask16)~first_lanes(-start) : 0;
-                const __mmask16 tail = inside ? first_lanes(width - start - 16) & (__mmask16)~first_lanes(-start - 16) : 0;
-                const __m512 a = _mm512_maskz_loadu_ps(head, row + start);
-                const __m512 b = _mm512_maskz_loadu_ps(tail, row + start + 16);
+            for (long c = 0; c < columns; c += 16) {
+                const __m512 a = load_row(row, 2 * c - left, width, inside, large);
+                const __m512 b = load_row(row, 2 * c - left + 16, width, inside, large);
                 _mm512_storeu_ps(out + c, _mm512_permutex2var_ps(a, evens, b));
                 _mm512_storeu_ps(out + pitch + c, _mm512_permutex2var_ps(a, odds, b));
             }
@@ -70,15 +89,17 @@ static inline __m512 finish(__m512 value, int activation, __m512 low, __m512 hig
     return value;
 }
 
+/// The vector `shift` lanes on from `current`, continuing into `following`.
+#define next(current, following, shift) \
+    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(following), _mm512_castps_si512(current), shift))
+
 __attribute__((target("avx512f")))
 void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input, const float *weights,
                             const float *bias, int activation, float low_bound, float high_bound, float *output,
                             float *scratch) {
     const long pitch = padded_pitch(w), in_plane = (long)w->height * w->width;
     const int ow = w->out_width, oh = w->out_height, split = w->stride_x == 2;
-    // Where a row's three taps start, in floats from the row: at stride 2 the first and third taps are the
-    // even columns x and x+1, the second the odd column x.
-    const long tap1 = split ? pitch : 1, tap2 = split ? 1 : 2;
+    // At stride 2 a row's first and third taps are its even columns x and x+1, the second its odd column x.
     const long row_step = pitch * (split ? 2 : 1);
     const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
     for (int c = 0; c < channels; c++) {
@@ -92,18 +113,28 @@ void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input
         for (int oy = 0; oy < oh; oy++) {
             const float *r0 = scratch + (long)oy * w->stride_y * row_step, *r1 = r0 + row_step, *r2 = r1 + row_step;
             float *out = plane + (long)oy * ow;
+            __m512 a0 = _mm512_load_ps(r0), a1 = _mm512_load_ps(r1), a2 = _mm512_load_ps(r2);
             for (int ox = 0; ox < ow; ox += 16) {
-                __m512 s0 = _mm512_fmadd_ps(w0, _mm512_loadu_ps(r0 + ox), b);
-                __m512 s1 = _mm512_mul_ps(w3, _mm512_loadu_ps(r1 + ox));
-                __m512 s2 = _mm512_mul_ps(w6, _mm512_loadu_ps(r2 + ox));
-                s0 = _mm512_fmadd_ps(w1, _mm512_loadu_ps(r0 + ox + tap1), s0);
-                s1 = _mm512_fmadd_ps(w4, _mm512_loadu_ps(r1 + ox + tap1), s1);
-                s2 = _mm512_fmadd_ps(w7, _mm512_loadu_ps(r2 + ox + tap1), s2);
-                s0 = _mm512_fmadd_ps(w2, _mm512_loadu_ps(r0 + ox + tap2), s0);
-                s1 = _mm512_fmadd_ps(w5, _mm512_loadu_ps(r1 + ox + tap2), s1);
-                s2 = _mm512_fmadd_ps(w8, _mm512_loadu_ps(r2 + ox + tap2), s2);
+                const __m512 n0 = _mm512_load_ps(r0 + ox + 16), n1 = _mm512_load_ps(r1 + ox + 16), n2 = _mm512_load_ps(r2 + ox + 16);
+                __m512 s0, s1, s2;
+                if (split) {
+                    s0 = _mm512_fmadd_ps(w1, _mm512_load_ps(r0 + ox + pitch), _mm512_fmadd_ps(w0, a0, b));
+                    s1 = _mm512_fmadd_ps(w4, _mm512_load_ps(r1 + ox + pitch), _mm512_mul_ps(w3, a1));
+                    s2 = _mm512_fmadd_ps(w7, _mm512_load_ps(r2 + ox + pitch), _mm512_mul_ps(w6, a2));
+                    s0 = _mm512_fmadd_ps(w2, next(a0, n0, 1), s0);
+                    s1 = _mm512_fmadd_ps(w5, next(a1, n1, 1), s1);
+                    s2 = _mm512_fmadd_ps(w8, next(a2, n2, 1), s2);
+                } else {
+                    s0 = _mm512_fmadd_ps(w1, next(a0, n0, 1), _mm512_fmadd_ps(w0, a0, b));
+                    s1 = _mm512_fmadd_ps(w4, next(a1, n1, 1), _mm512_mul_ps(w3, a1));
+                    s2 = _mm512_fmadd_ps(w7, next(a2, n2, 1), _mm512_mul_ps(w6, a2));
+                    s0 = _mm512_fmadd_ps(w2, next(a0, n0, 2), s0);
+                    s1 = _mm512_fmadd_ps(w5, next(a1, n1, 2), s1);
+                    s2 = _mm512_fmadd_ps(w8, next(a2, n2, 2), s2);
+                }
                 const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
                 _mm512_mask_storeu_ps(out + ox, first_lanes(ow - ox), finish(sum, activation, low, high));
+                a0 = n0; a1 = n1; a2 = n2;
             }
         }
     }

@@ -69,24 +69,28 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
     const int panels = (m + PANEL - 1) / PANEL;
     const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
+    const long ahead = tile_stride == (long)k * x_pitch ? AHEAD * x_pitch : tile_stride;
     for (int n0 = 0; n0 < n; n0 += TILE) {
         const int columns = n - n0 < TILE ? n - n0 : TILE;
         const __mmask16 first = columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1);
         const __mmask16 second = columns > 16 ? (columns >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (columns - 16)) - 1)) : 0;
         for (int p = 0; p < panels; p++) {
-            // The first panel brings the tile of x in; the others find it in cache. Rows of x `AHEAD` steps on are
-            // fetched ahead of the loads, beyond the tile's last row only where the next tile follows it in memory
-            // (packed weights: a huge layer's stream from memory, faster than the prefetcher fetches it alone).
-            const int prefetch_until = p > 0 ? 0 : tile_stride == (long)k * x_pitch ? k : k - AHEAD;
+            // The first panel brings the tile of x in; the others find it in cache. As it goes, it fetches ahead
+            // what comes next, which the prefetcher alone fetches too late: where the next tile follows this one
+            // in memory (packed weights, a huge layer's stream from memory), the rows `AHEAD` steps on; where
+            // tiles are columns of the same rows (the planes of a convolution, often just written by the layer
+            // before and out of L2), the same row of the next tile.
+            const int prefetch = p == 0;
             __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
             const float *w = packed + (long)p * k * PANEL;
             const float *source = x + (long)(n0 / TILE) * tile_stride;
             for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
-                if (kk < prefetch_until) {
-                    _mm_prefetch((const char *)(source + AHEAD * x_pitch), _MM_HINT_T0);
-                    _mm_prefetch((const char *)(source + AHEAD * x_pitch + 16), _MM_HINT_T0);
+                if (prefetch) {
+                    _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(source + ahead + 16), _MM_HINT_T0);
                 }
+                _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);
                 const __m512 x0 = _mm512_maskz_loadu_ps(first, source);
                 const __m512 x1 = _mm512_maskz_loadu_ps(second, source + 16);
                 __m512 v;

@@ -119,3 +119,7 @@ PG_CLONES void pg_layer_norm_rows(const float *x, float *y, long rows, long leng
         if (inverse_deviations) inverse_deviations[r] = inverse;
     }
 }
+
+void pg_mean_rows(const float *x, float *y, long rows, long length) {
+    for (long r = 0; r < rows; r++) y[r] = sum_of(x + r * length, length) / (float)length;
+}

@@ -74,6 +74,8 @@ void pg_gelu(const float *x, float *y, long count);
 float pg_exp_shifted(const float *x, float *y, long count, float shift);
 /// Softmax of each of `rows` contiguous rows of `length` values.
 void pg_softmax_rows(const float *x, float *y, long rows, long length);
+/// The mean of each of `rows` contiguous rows of `length` values: GlobalAveragePool, ReduceMean over the last axes.
+void pg_mean_rows(const float *x, float *y, long rows, long length);
 /// LayerNormalization of each of `rows` contiguous rows of `length` values: (x − mean) / √(variance + ε), times
 /// `scale`, plus `bias` (full rows). Writes each row's mean and 1/√(variance + ε) when those are not null.
 void pg_layer_norm_rows(const float *x, float *y, long rows, long length, const float *scale, const float *bias,

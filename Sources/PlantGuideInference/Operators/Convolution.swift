@@ -80,12 +80,10 @@ struct ConvOperator: Operator {
         }
 
         if groupChannels == 1 && groupFilters == 1 && PackedProduct.isAvailable && g.kernel == [3, 3] && g.dilations == [1, 1]
-            && g.strides[1] == 1 && outWidth <= 32 {
-            // MobileNet's and EfficientNet's depthwise 3×3 on small planes (many channels of a few dozen outputs):
-            // every channel in one call, the activation as it stores. Per plane, a call, the activation's pass and
-            // a scalar tail of each row cost more there than the sums; on MobileNetV2's 7×7 and 14×14 layers this
-            // takes 0.06 ms where the loop below takes 0.10. On larger planes and at stride 2 the loop below was
-            // as fast or faster in the model (`plantguide-bench inference --profile`), so it keeps those.
+            && g.strides[1] <= 2 {
+            // MobileNet's and EfficientNet's depthwise 3×3: every channel in one call, the activation as it stores
+            // (depthwise3x3_avx512.c). On MobileNetV2's layers 0.03-0.06 ms where the per-plane loop below takes
+            // 0.05-0.10, and 0.25 where it takes 0.30-0.35 on the 112×112 one at stride 2.
             var window = g.cWindow
             let scratch = Scratch(count: pg_depthwise3x3_scratch_size(&window))
             let (kind, low, high) = activation.fusedEpilogue

@@ -82,6 +82,11 @@ struct MeanOperator: Operator {
         let inputCount = shape.reduce(1, *)
         let divisor = Float(max(inputCount, 1)) / Float(max(outputCount, 1))
         guard !shape.isEmpty else { return { inputs, outputs in outputs[0][0] = inputs[0]![0] } }
+        if let first = axes.min(), axes == Set(first..<shape.count) {
+            // The last axes (GlobalAveragePool, a mean over tokens or pixels): one mean per contiguous row.
+            let length = shape[first...].reduce(1, *)
+            return { inputs, outputs in pg_mean_rows(inputs[0]!, outputs[0], outputCount, length) }
+        }
         let strides = [rowMajorStrides(shape), Broadcasting.strides(of: kept, in: shape)]
         let inner = shape[shape.count - 1], innerStride = strides[1][shape.count - 1]
         return { inputs, outputs in
