@@ -28,6 +28,8 @@ long pg_depthwise3x3_scratch_size(const pg_window *window);
 void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *input, const float *weights,
                             const float *bias, int activation, float low_bound, float high_bound, float *output,
                             float *scratch);
+/// destination[i] = source[i · stride] for i < count: a strided row of im2col.
+void pg_copy_strided(const float *source, long stride, float *destination, long count);
 /// Max over each window (padding never wins) of one plane into `output`.
 void pg_max_pool2d(const pg_window *window, const float *input, float *output, float *scratch);
 

@@ -153,7 +153,7 @@ private func im2col(_ x: UnsafePointer<Float>, channels: Int, into columns: Unsa
                     if strideX == 1 {
                         (out + xs.lowerBound).update(from: source + xs.lowerBound, count: xs.count)
                     } else {
-                        for ox in xs { out[ox] = source[ox * strideX] }
+                        pg_copy_strided(source + xs.lowerBound * strideX, strideX, out + xs.lowerBound, xs.count)
                     }
                     (out + xs.upperBound).update(repeating: 0, count: outWidth - xs.upperBound)
                 }
