@@ -222,7 +222,7 @@ def linear_packed_case() -> onnx.ModelProto:
 def depthwise_small_case() -> onnx.ModelProto:
     """Depthwise 3×3 convolutions, which the executor takes every channel of in one call: symmetric padding with a
     fused Clip, asymmetric padding with a bias, no padding, and stride 2 with a fused Relu or asymmetric padding;
-    widths that leave a partial vector. (MobileNetV2 has the large planes.)"""
+    widths that leave a partial vector, and planes narrower than a vector. (MobileNetV2 has the large planes.)"""
     random = np.random.default_rng(13)
     channels = 6
     weights = lambda name: numpy_helper.from_array(random.standard_normal((channels, 1, 3, 3)).astype(np.float32), name)
@@ -238,8 +238,12 @@ def depthwise_small_case() -> onnx.ModelProto:
         helper.make_node("Relu", ["strided"], ["strided_relu"]),
         helper.make_node("Conv", ["x", "w_skewed"], ["strided_skewed"], group=channels, pads=[0, 0, 1, 1], strides=[2, 2]),
     ]
-    outputs = ["same_clipped", "skewed", "valid", "strided_relu", "strided_skewed"]
-    graph = helper.make_graph(nodes, "depthwise_small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", channels, 11, 23])],
+    # Narrower than a vector, rows as wide as the input's: each plane read as one row.
+    nodes.append(helper.make_node("Conv", ["narrow", "w_same", "bias"], ["narrow_same"], group=channels, pads=[1, 1, 1, 1]))
+    nodes.append(helper.make_node("Conv", ["narrow", "w_skewed"], ["narrow_skewed"], group=channels, pads=[0, 2, 2, 0]))
+    outputs = ["same_clipped", "skewed", "valid", "strided_relu", "strided_skewed", "narrow_same", "narrow_skewed"]
+    graph = helper.make_graph(nodes, "depthwise_small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", channels, 11, 23]),
+                                                         helper.make_tensor_value_info("narrow", TensorProto.FLOAT, ["batch", channels, 5, 13])],
                               [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs], constants)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
@@ -282,8 +286,8 @@ def main() -> None:
         write_case(os.path.join(output, name), model, [[small(1)], [small(8)]])
     write_case(os.path.join(output, "linear-packed"), linear_packed_case(),
                [[random.standard_normal((3, 37)).astype(np.float32)], [random.uniform(-4, 4, (3, 37)).astype(np.float32)]])
-    write_case(os.path.join(output, "depthwise-small"), depthwise_small_case(),
-               [[random.standard_normal((1, 6, 11, 23)).astype(np.float32)], [random.standard_normal((3, 6, 11, 23)).astype(np.float32)]])
+    planes = lambda batch: [random.standard_normal((batch, 6, 11, 23)).astype(np.float32), random.standard_normal((batch, 6, 5, 13)).astype(np.float32)]
+    write_case(os.path.join(output, "depthwise-small"), depthwise_small_case(), [planes(1), planes(3)])
     if repository and os.path.exists(os.path.join(repository, "plant-cnn", "model.onnx")):
         model = onnx.load(os.path.join(repository, "plant-cnn", "model.onnx"))
         uniform = lambda batch: random.uniform(-1, 1, (batch, 3, 128, 128)).astype(np.float32)

@@ -35,7 +35,7 @@ static inline __mmask16 first_lanes(long count) {
 }
 
 /// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
-enum { AHEAD_ROWS = 2, LARGE_PLANE = 2048 };
+enum { AHEAD_ROWS = 16, LARGE_PLANE = 2048 };
 
 /// The 16 values of `row` from column `start` on, zero outside [0, width) and everywhere when the row is not
 /// `inside` the plane; on a `large` plane, a plain load where all of them are inside, which the hardware
@@ -139,7 +139,56 @@ void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input
         }
     }
 }
+__attribute__((target("avx512f")))
+void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *input, const float *weights,
+                                 const float *bias, int activation, float low_bound, float high_bound, float *output) {
+    const long width = w->width, height = w->height, outputs = (long)w->out_height * w->out_width;
+    const long in_plane = height * width, blocks = (outputs + 15) / 16;
+    // Output j = y·width + x reads input j + (ky − pad_top)·width + (kx − pad_left) for each tap: the same offset
+    // for every output, since the output rows are as wide as the input's. Each (block, tap) has the lanes whose
+    // input lies inside the plane, the same in every channel.
+    __mmask16 masks[blocks * 9];
+    long offsets[9];
+    for (int tap = 0; tap < 9; tap++) {
+        const int ky = tap / 3, kx = tap % 3;
+        offsets[tap] = (long)(ky - w->pad_top) * width + (kx - w->pad_left);
+        for (long b = 0; b < blocks; b++) {
+            unsigned int mask = 0;
+            for (int lane = 0; lane < 16; lane++) {
+                const long j = b * 16 + lane, y = j / width + ky - w->pad_top, x = j % width + kx - w->pad_left;
+                if (j < outputs && y >= 0 && y < height && x >= 0 && x < width) mask |= 1u << lane;
+            }
+            masks[b * 9 + tap] = (__mmask16)mask;
+        }
+    }
+    const __m512 low = _mm512_set1_ps(low_bound), high = _mm512_set1_ps(high_bound);
+    for (int c = 0; c < channels; c++) {
+        const float *plane = input + c * in_plane, *k = weights + 9L * c;
+        __m512 tap_weights[9];
+        for (int tap = 0; tap < 9; tap++) tap_weights[tap] = _mm512_set1_ps(k[tap]);
+        const __m512 b = _mm512_set1_ps(bias ? bias[c] : 0.0f);
+        float *out = output + c * outputs;
+        for (long block = 0; block < blocks; block++) {
+            const float *at = plane + block * 16;
+            const __mmask16 *mask = masks + block * 9;
+            // Three sums, one per row of taps, so that no add waits long for the one before.
+            __m512 s0 = b, s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps();
+            for (int tap = 0; tap < 3; tap++) {
+                s0 = _mm512_fmadd_ps(tap_weights[tap], _mm512_maskz_loadu_ps(mask[tap], at + offsets[tap]), s0);
+                s1 = _mm512_fmadd_ps(tap_weights[tap + 3], _mm512_maskz_loadu_ps(mask[tap + 3], at + offsets[tap + 3]), s1);
+                s2 = _mm512_fmadd_ps(tap_weights[tap + 6], _mm512_maskz_loadu_ps(mask[tap + 6], at + offsets[tap + 6]), s2);
+            }
+            const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+            _mm512_mask_storeu_ps(out + block * 16, first_lanes(outputs - block * 16), finish(sum, activation, low, high));
+        }
+    }
+}
 #else
+void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *input, const float *weights,
+                                 const float *bias, int activation, float low_bound, float high_bound, float *output) {
+    (void)w; (void)channels; (void)input; (void)weights; (void)bias; (void)activation; (void)low_bound;
+    (void)high_bound; (void)output;
+}
 long pg_depthwise3x3_scratch_size(const pg_window *w) { (void)w; return 0; }
 void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input, const float *weights,
                             const float *bias, int activation, float low_bound, float high_bound, float *output,

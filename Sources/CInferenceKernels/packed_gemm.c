@@ -8,7 +8,7 @@
 
 #include <immintrin.h>
 
-enum { PANEL = 8, TILE = 32, AHEAD = 32 };
+enum { PANEL = 8, TILE = 32, AHEAD = 32, STREAM_AHEAD = 64 };
 
 /// A 1 MB L2 (Zen 4 and 5, Ice Lake), and what of it an operand may fill beside the other's stream.
 enum { L2 = 1024 * 1024, L2_SHARE = L2 / 2 };
@@ -75,10 +75,43 @@ static inline void panel_tile(const float *packed, int m, int k, const float *x,
     const int columns = n - n0 < TILE ? n - n0 : TILE;
     const __mmask16 first = columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1);
     const __mmask16 second = columns > 16 ? (columns >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (columns - 16)) - 1)) : 0;
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
+    if (m - p * PANEL == 1) {
+        // One row (a Linear layer at batch 1): the other seven of the panel are zeros, and their products would
+        // make a matrix-vector product, which memory bounds, bound by the multiplier instead. Two sums per half
+        // tile, even and odd steps, so that no add waits for the one before.
+        __m512 even0 = _mm512_setzero_ps(), even1 = even0, odd0 = even0, odd1 = even0;
+        int kk = 0;
+        for (; kk + 1 < k; kk += 2, w += 2 * PANEL, source += 2 * x_pitch) {
+            if (prefetch) {
+                _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
+                _mm_prefetch((const char *)(source + ahead + 16), _MM_HINT_T0);
+                _mm_prefetch((const char *)(source + ahead + x_pitch), _MM_HINT_T0);
+                _mm_prefetch((const char *)(source + ahead + x_pitch + 16), _MM_HINT_T0);
+            }
+            const __m512 v0 = _mm512_set1_ps(w[0]), v1 = _mm512_set1_ps(w[PANEL]);
+            even0 = _mm512_fmadd_ps(v0, _mm512_maskz_loadu_ps(first, source), even0);
+            even1 = _mm512_fmadd_ps(v0, _mm512_maskz_loadu_ps(second, source + 16), even1);
+            odd0 = _mm512_fmadd_ps(v1, _mm512_maskz_loadu_ps(first, source + x_pitch), odd0);
+            odd1 = _mm512_fmadd_ps(v1, _mm512_maskz_loadu_ps(second, source + x_pitch + 16), odd1);
+        }
+        if (kk < k) {
+            const __m512 v0 = _mm512_set1_ps(w[0]);
+            even0 = _mm512_fmadd_ps(v0, _mm512_maskz_loadu_ps(first, source), even0);
+            even1 = _mm512_fmadd_ps(v0, _mm512_maskz_loadu_ps(second, source + 16), even1);
+        }
+        const int row = p * PANEL;
+        const float b = bias ? bias[row] : 0.0f;
+        const __m512 column0 = column_bias ? _mm512_maskz_loadu_ps(first, column_bias + n0) : _mm512_setzero_ps();
+        const __m512 column1 = column_bias ? _mm512_maskz_loadu_ps(second, column_bias + n0 + 16) : _mm512_setzero_ps();
+        float *out = y + (long)row * n + n0;
+        _mm512_mask_storeu_ps(out, first, finish(_mm512_add_ps(even0, odd0), b, column0, activation, low, high));
+        if (second) _mm512_mask_storeu_ps(out + 16, second, finish(_mm512_add_ps(even1, odd1), b, column1, activation, low, high));
+        return;
+    }
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
     for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
         if (prefetch) {
             _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
@@ -121,7 +154,7 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     // (packed weights, a huge layer's stream from memory), the rows `AHEAD` steps on; where tiles are columns of
     // the same rows (the planes of a convolution, often just written by the layer before and out of L2), the same
     // row of the next tile.
-    const long ahead = tile_stride == (long)k * x_pitch ? AHEAD * x_pitch : tile_stride;
+    const long ahead = tile_stride == (long)k * x_pitch ? STREAM_AHEAD * x_pitch : tile_stride;
     const long x_bytes = (long)k * (tile_stride == TILE ? n : ((n + TILE - 1) / TILE) * TILE) * 4;
     const long packed_bytes = (long)panels * PANEL * k * 4;
     if (x_bytes <= L2_SHARE && packed_bytes > L2) {

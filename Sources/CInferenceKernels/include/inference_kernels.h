@@ -30,6 +30,10 @@ void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *
                             float *scratch);
 /// destination[i] = source[i · stride] for i < count: a strided row of im2col.
 void pg_copy_strided(const float *source, long stride, float *destination, long count);
+/// pg_depthwise3x3_avx512 where the output rows are as wide as the input's (stride 1, "same" padding), without
+/// a padded copy: each plane read as one row. For small planes, which a row at a time leaves mostly empty vectors.
+void pg_depthwise3x3_flat_avx512(const pg_window *window, int channels, const float *input, const float *weights,
+                                 const float *bias, int activation, float low_bound, float high_bound, float *output);
 /// Max over each window (padding never wins) of one plane into `output`.
 void pg_max_pool2d(const pg_window *window, const float *input, float *output, float *scratch);
 
