@@ -97,9 +97,10 @@ public final class InferenceModel: Sendable {
         OpenBLAS.setThreads(max(1, count))
     }
 
-    /// The matrix-product kernels in use, for status and benchmarks: "AVX-512 convolutions, OpenBLAS Haswell".
+    /// The matrix-product kernels in use, for status and benchmarks: "AVX-512 convolutions and linear layers, OpenBLAS
+    /// Haswell" (OpenBLAS keeps attention's batched products and the fallbacks).
     public static var matrixKernels: String {
-        (PackedProduct.isAvailable ? "AVX-512 convolutions, " : "") + "OpenBLAS " + OpenBLAS.core
+        (PackedProduct.isAvailable ? "AVX-512 convolutions and linear layers, " : "") + "OpenBLAS " + OpenBLAS.core
     }
 
     private static func port(_ value: Onnx_ValueInfoProto) throws(InferenceError) -> ModelPort {
