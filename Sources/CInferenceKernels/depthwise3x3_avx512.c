@@ -4,12 +4,13 @@
 // shifted by a lane. Each row's vectors are loaded once, aligned, and the taps one and two columns on are made
 // from neighbouring vectors (valignd), where unaligned loads would each touch two cache lines. The nine weights
 // stay in registers, each row of taps has its own sum (three short dependency chains, not one of nine), and the
-// bias and activation are applied as the outputs are stored. Against a call per plane with a scalar row tail,
-// this matters most on MobileNetV2's late layers: 384 to 960 channels of 7×7 or 14×14 outputs.
+// bias and activation are applied as the outputs are stored. Planes narrower than a vector whose output rows are
+// as wide as the input's (MobileNetV2's 384 to 960 channels of 7×7 or 14×14) take pg_depthwise3x3_flat_avx512:
+// each plane read as one long row, no copy, a mask per tap.
 #include "inference_kernels.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "avx512_helpers.h"
 
 /// Floats per row of the padded copy the windows read: their reach (halved at stride 2) in whole vectors.
 static long padded_columns(const pg_window *w) {
@@ -27,11 +28,6 @@ static long padded_rows(const pg_window *w) { return (long)(w->out_height - 1) *
 
 long pg_depthwise3x3_scratch_size(const pg_window *w) {
     return padded_rows(w) * padded_pitch(w) * (w->stride_x == 2 ? 2 : 1);
-}
-
-/// The lanes [0, count) of a vector, count ≤ 16.
-static inline __mmask16 first_lanes(long count) {
-    return count >= 16 ? (__mmask16)0xFFFF : count <= 0 ? (__mmask16)0 : (__mmask16)((1u << count) - 1);
 }
 
 /// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
@@ -60,8 +56,8 @@ static void pad(const pg_window *w, const float *plane, float *padded, long pitc
         float *out = padded + r * pitch * (split ? 2 : 1);
         const int inside = y >= 0 && y < w->height;
         const float *row = plane + (inside ? y : 0) * width;
-        // The input row after next, fetched ahead: a large plane the layer before just wrote is often out of L2
-        // by now, and masked loads do not set the hardware prefetcher going. (A small one is still in cache.)
+        // The input row AHEAD_ROWS on, fetched ahead: a large plane the layer before just wrote is often out of
+        // L2 by now, and masked loads do not set the hardware prefetcher going. (A small one is still in cache.)
         if (large && y + AHEAD_ROWS >= 0 && y + AHEAD_ROWS < w->height) {
             const float *ahead = plane + (y + AHEAD_ROWS) * width;
             for (long c = 0; c < width; c += 16) _mm_prefetch((const char *)(ahead + c), _MM_HINT_T0);
@@ -80,13 +76,6 @@ static void pad(const pg_window *w, const float *plane, float *padded, long pitc
             }
         }
     }
-}
-
-__attribute__((target("avx512f")))
-static inline __m512 finish(__m512 value, int activation, __m512 low, __m512 high) {
-    if (activation == PG_ACTIVATION_RELU) return _mm512_max_ps(value, _mm512_setzero_ps());
-    if (activation == PG_ACTIVATION_CLIP) return _mm512_min_ps(_mm512_max_ps(value, low), high);
-    return value;
 }
 
 /// The vector `shift` lanes on from `current`, continuing into `following`.
@@ -133,7 +122,7 @@ void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input
                     s2 = _mm512_fmadd_ps(w8, next(a2, n2, 2), s2);
                 }
                 const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
-                _mm512_mask_storeu_ps(out + ox, first_lanes(ow - ox), finish(sum, activation, low, high));
+                _mm512_mask_storeu_ps(out + ox, first_lanes(ow - ox), activate(sum, activation, low, high));
                 a0 = n0; a1 = n1; a2 = n2;
             }
         }
@@ -179,7 +168,7 @@ void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *
                 s2 = _mm512_fmadd_ps(tap_weights[tap + 6], _mm512_maskz_loadu_ps(mask[tap + 6], at + offsets[tap + 6]), s2);
             }
             const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
-            _mm512_mask_storeu_ps(out + block * 16, first_lanes(outputs - block * 16), finish(sum, activation, low, high));
+            _mm512_mask_storeu_ps(out + block * 16, first_lanes(outputs - block * 16), activate(sum, activation, low, high));
         }
     }
 }

@@ -1,12 +1,14 @@
 // Matrix products with one operand packed once at load, on AVX-512: Y[M×N] = W[M×K]·X[K×N] plus a per-row and a
 // per-column bias and an activation. Convolutions pack their weights as W and stream NCHW planes as X (N = output
 // pixels, contiguous); Linear layers pack their activations as W on each run and their weights once as X, in tiles
-// of 32 columns, each tile's K rows contiguous, so that a huge layer's weights stream from memory in one pass. OpenBLAS copies (packs) its
-// operands on every call and, where OPENBLAS_CORETYPE pins it to AVX2, leaves AVX-512 unused; this kernel
-// packs the weights at plan time and uses the whole vector width. Callers check pg_has_avx512() first.
+// of 32 columns, each tile's K rows contiguous, so that a huge layer's weights stream from memory in one pass.
+// OpenBLAS copies (packs) its operands on every call and, where OPENBLAS_CORETYPE pins it to AVX2, leaves AVX-512
+// unused; this kernel packs the weights once and uses the whole vector width. Callers check pg_has_avx512() first.
 #include "inference_kernels.h"
 
-#include <immintrin.h>
+#if defined(__x86_64__)
+#include "avx512_helpers.h"
+#endif
 
 enum { PANEL = 8, TILE = 32, AHEAD = 32, STREAM_AHEAD = 64 };
 
@@ -64,10 +66,7 @@ void pg_pack_weights(const float *weights, int m, int k, float *packed) {
 #if defined(__x86_64__)
 __attribute__((target("avx512f")))
 static inline __m512 finish(__m512 value, float bias, __m512 column_bias, int activation, __m512 low, __m512 high) {
-    value = _mm512_add_ps(_mm512_add_ps(value, _mm512_set1_ps(bias)), column_bias);
-    if (activation == PG_ACTIVATION_RELU) return _mm512_max_ps(value, _mm512_setzero_ps());
-    if (activation == PG_ACTIVATION_CLIP) return _mm512_min_ps(_mm512_max_ps(value, low), high);
-    return value;
+    return activate(_mm512_add_ps(_mm512_add_ps(value, _mm512_set1_ps(bias)), column_bias), activation, low, high);
 }
 
 /// One panel of 8 rows of y against one tile of 32 columns (`columns` of them real), over all of k.
@@ -76,8 +75,7 @@ static inline void panel_tile(const float *packed, int m, int k, const float *x,
                               long ahead, int prefetch, float *y, int n, int p, int n0, const float *bias,
                               const float *column_bias, int activation, __m512 low, __m512 high) {
     const int columns = n - n0 < TILE ? n - n0 : TILE;
-    const __mmask16 first = columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1);
-    const __mmask16 second = columns > 16 ? (columns >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (columns - 16)) - 1)) : 0;
+    const __mmask16 first = first_lanes(columns), second = first_lanes(columns - 16);
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
     if (m - p * PANEL == 1) {

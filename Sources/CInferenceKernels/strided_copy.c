@@ -4,12 +4,7 @@
 #include "inference_kernels.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
-
-/// The lanes [0, count) of a vector.
-static inline __mmask16 first_lanes(long count) {
-    return count >= 16 ? (__mmask16)0xFFFF : count <= 0 ? (__mmask16)0 : (__mmask16)((1u << count) - 1);
-}
+#include "avx512_helpers.h"
 
 __attribute__((target("avx512f")))
 static void copy_evens_avx512(const float *source, float *destination, long count) {

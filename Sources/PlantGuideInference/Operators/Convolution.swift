@@ -81,12 +81,12 @@ struct ConvOperator: Operator {
 
         if groupChannels == 1 && groupFilters == 1 && PackedProduct.isAvailable && g.kernel == [3, 3] && g.dilations == [1, 1]
             && g.strides[1] <= 2 {
-            // MobileNet's and EfficientNet's depthwise 3×3: every channel in one call, the activation as it stores
-            // (depthwise3x3_avx512.c). On MobileNetV2's layers 0.03-0.06 ms where the per-plane loop below takes
-            // 0.05-0.10, and 0.25 where it takes 0.30-0.35 on the 112×112 one at stride 2.
-            // Planes narrower than a vector with rows as wide as the input's (7×7, 14×14) are read as one long row
-            // each: 4 vectors for a 7×7 plane instead of 7 mostly empty ones, and no padded copy (0.019 against
-            // 0.045 ms for MobileNetV2's 960 channels of 7×7).
+            // MobileNet's and EfficientNet's depthwise 3×3: every channel of an image in one call, the activation
+            // applied as it stores (depthwise3x3_avx512.c); on MobileNetV2's layers 0.02-0.06 ms where the
+            // per-plane loop below takes 0.05-0.10, and 0.25 where it takes 0.30-0.35 on the 112×112 one at
+            // stride 2. Planes narrower than a vector whose output rows are as wide as the input's (7×7, 14×14
+            // with "same" padding) are read as one long row each: 4 vectors for a 7×7 plane instead of 7 mostly
+            // empty ones, and no padded copy.
             var window = g.cWindow
             let isFlat = g.strides == [1, 1] && outWidth == width && width <= 16
             let scratch = Scratch(count: isFlat ? 0 : pg_depthwise3x3_scratch_size(&window))
