@@ -22,7 +22,8 @@ struct GraphOptimizer {
     private mutating func packLinearWeights() {
         for index in nodes.indices where nodes[index].inputs.count > 1 {
             guard let weights = constants[nodes[index].inputs[1]] else { continue }
-            if var gemm = nodes[index].op as? GemmOperator, !gemm.transposeA {
+            let c = nodes[index].inputs.count > 2 ? constants[nodes[index].inputs[2]] : nil
+            if var gemm = nodes[index].op as? GemmOperator, gemm.takesPackedWeights(weights, constantC: c) {
                 gemm.packedWeights = PackedColumns(weights, transposed: gemm.transposeB)
                 nodes[index].op = gemm
             } else if var matMul = nodes[index].op as? MatMulOperator {

@@ -28,6 +28,14 @@ struct GemmOperator: Operator {
     /// B packed at load when it is a constant and the CPU has AVX-512 (``GraphOptimizer``).
     var packedWeights: PackedColumns?
 
+    /// Whether the packed product can run this Gemm with these weights, as far as load time knows (C's shape when C
+    /// is a constant): Y = A·B plus C of one row, which it adds as a per-column bias. The kernel checks again.
+    func takesPackedWeights(_ weights: Tensor, constantC: Tensor?) -> Bool {
+        guard !transposeA, alpha == 1, weights.shape.count == 2 else { return false }
+        guard let c = constantC, beta != 0 else { return true }
+        return beta == 1 && c.count == weights.shape[transposeB ? 0 : 1]
+    }
+
     func outputs(for inputs: [ValueInfo?]) throws(InferenceError) -> [OutputInfo] {
         let a = try requiredFloat(inputs, 0, "A"), b = try requiredFloat(inputs, 1, "B")
         guard a.shape.count == 2, b.shape.count == 2 else { throw shapeError("A \(a.shape) and B \(b.shape) must be 2-D") }
