@@ -4,7 +4,7 @@
 #include "inference_kernels.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "avx512_helpers.h"
 
 __attribute__((target("avx512f")))
 void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, long pitch, const float *weights, float bias,
@@ -13,7 +13,7 @@ void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, lon
     for (int oy = 0; oy < w->out_height; oy++) {
         float *out = output + (long)oy * ow;
         for (int ox = 0; ox < ow; ox += 16) {
-            const __mmask16 mask = ow - ox >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (ow - ox)) - 1);
+            const __mmask16 mask = first_lanes(ow - ox);
             __m512 acc = _mm512_set1_ps(bias);
             for (int ky = 0; ky < kh; ky++) {
                 const float *row = plane + (long)(oy + ky) * pitch + ox;

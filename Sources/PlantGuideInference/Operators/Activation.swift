@@ -69,23 +69,13 @@ extension Activation {
     }
 
     /// Whether the C kernels' epilogue covers this activation (nothing is left to apply after them).
-    var isFusedByKernels: Bool {
-        switch self {
-        case .identity, .relu, .clip: true
-        default: false
-        }
-    }
+    var isFusedByKernels: Bool { self == .identity || fusedEpilogue.kind != Int32(PG_ACTIVATION_NONE) }
 
     /// values = activation(values + bias), in place: the epilogue of a layer the activation is fused into.
     func finish(_ values: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
-        switch self {
-        case .identity: if bias != 0 { pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_NONE), 0, 0) }
-        case .relu: pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_RELU), 0, 0)
-        case .clip(let low, let high): pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_CLIP), low, high)
-        default:
-            if bias != 0 { pg_bias_activation(values, count, bias, Int32(PG_ACTIVATION_NONE), 0, 0) }
-            apply(values, values, count: count)
-        }
+        let (kind, low, high) = fusedEpilogue
+        if bias != 0 || kind != Int32(PG_ACTIVATION_NONE) { pg_bias_activation(values, count, bias, kind, low, high) }
+        if !isFusedByKernels { apply(values, values, count: count) }
     }
 }
 
