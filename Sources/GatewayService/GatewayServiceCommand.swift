@@ -156,7 +156,7 @@ struct AccountOptions: ParsableArguments {
         }
         var logger = Logger(label: "plantguide-gateway")
         logger.logLevel = .warning
-        let database = try await PostgresStorage.open(settings, migrations: PostgresGateway.migrations, logger: logger, startupWait: .seconds(5))
+        let database = try await PostgresStorage.openForCommand(settings, migrations: PostgresGateway.migrations, logger: logger)
         do {
             let result = try await body(AccountStore(records: PostgresGateway(database)))
             await database.close()

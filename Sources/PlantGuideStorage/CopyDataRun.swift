@@ -34,7 +34,7 @@ public enum CopyDataRun {
         let settings = try PostgresSettings(url: options.to, password: try StorageOptions.password(), poolSize: 2, schema: options.schema ?? service)
         var logger = Logger(label: "plantguide-\(service)")
         logger.logLevel = .warning
-        let database = try await PostgresStorage.open(settings, migrations: migrations, logger: logger, startupWait: .seconds(5))
+        let database = try await PostgresStorage.openForCommand(settings, migrations: migrations, logger: logger)
         print("copying \(file.path) into \(settings)")
         let checks: [CopyCheck]
         do {

@@ -36,6 +36,30 @@ struct PostgresStorageTests {
         #expect(!unreachableSeen, "the store was never taken for unreachable")
     }
 
+    @Test("a command's store waits out a server that answers nothing for 5 s; a service's store takes it for gone and fails its call")
+    func commandsArePatient() async throws {
+        let server = try await TestPostgres.dedicated()
+        func settings() throws -> PostgresSettings {
+            try PostgresSettings(url: server.server.url, password: server.server.password, poolSize: 2, schema: TestPostgres.uniqueSchema())
+        }
+        let command = try await PostgresStorage.openForCommand(try settings(), migrations: [], logger: Logger(label: "command"))
+        let service = try await PostgresStorage.open(try settings(), migrations: [], logger: Logger(label: "service"))
+
+        try await server.freeze()
+        let commandCall = Task { try await command.read { session in try await session.all("SELECT 1", as: Int.self) } }
+        let serviceCall = Task { try await service.read { session in try await session.all("SELECT 1", as: Int.self) } }
+        try await Task.sleep(for: .seconds(5))
+        let serviceSawOutage = !service.isReachable
+        try await server.thaw()
+
+        #expect(try await commandCall.value == [1])
+        #expect(command.isReachable)
+        #expect(serviceSawOutage)
+        await #expect(throws: RPCError.self) { try await serviceCall.value }
+        await command.close()
+        await service.close()
+    }
+
     @Test("a password in the URL is refused, naming where it belongs; the URL in messages hides it")
     func settingsFromURL() throws {
         let parsed = try PostgresSettings(url: "postgres://app@db.internal:6543/plants?sslmode=require", password: "s3cret", poolSize: 5, schema: "caredata")

@@ -93,8 +93,8 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomTestStringConvert
 }
 
 extension TestPostgres {
-    /// A PostgreSQL server of one test's own, for outages (`pause`, `resume`); stopped when released, or by its
-    /// watcher when the process exits.
+    /// A PostgreSQL server of one test's own, for outages (`pause`, `resume`, `freeze`, `thaw`); stopped when
+    /// released, or by its watcher when the process exits.
     public final class DedicatedServer: Sendable {
         public let server: Server
         let folder: String
@@ -112,6 +112,13 @@ extension TestPostgres {
 
         /// Starts it again on the same port.
         public func resume() async throws { try await TestPostgres.script("resume", folder) }
+
+        /// Stops every process of the server without ending it: connections stay open and nothing answers, as on
+        /// a stalled host, until ``thaw()``.
+        public func freeze() async throws { try await TestPostgres.script("freeze", folder) }
+
+        /// Lets a frozen server run on.
+        public func thaw() async throws { try await TestPostgres.script("thaw", folder) }
 
         deinit {
             let folder = self.folder

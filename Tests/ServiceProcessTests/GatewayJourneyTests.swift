@@ -113,9 +113,9 @@ struct GatewayJourneyTests {
         }
 
         /// Runs `plantguide-gateway` with `arguments` on the gateway's data folder.
-        func gatewayCommand(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+        func gatewayCommand(_ arguments: [String], mergingStandardError: Bool = true) async throws -> ChildProcess.Outcome {
             try await ChildProcess.run(BuildProducts.url(of: "plantguide-gateway"), arguments + ["--data", gateway.dataDirectory.path],
-                                       environment: databases["gateway"] ?? [:], mergingStandardError: true)
+                                       environment: databases["gateway"] ?? [:], mergingStandardError: mergingStandardError)
         }
 
         /// Waits until every gateway's HTTP front listens (the RPC health check that started it does not cover it).
@@ -137,7 +137,8 @@ struct GatewayJourneyTests {
 
         /// A new user's token.
         func token(for name: String) async throws -> String {
-            let outcome = try await gatewayCommand(["users", "add", name, "--token-only"])
+            // Standard output only: a warning the command logs (to standard error) is no part of the token.
+            let outcome = try await gatewayCommand(["users", "add", name, "--token-only"], mergingStandardError: false)
             #expect(outcome.status == 0, "\(outcome.output)")
             return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
