@@ -232,6 +232,9 @@ def main():
             fault("PostgreSQL fast shutdown", lambda: stack.postgres("shutdown"), lambda: stack.postgres("resume"))
             fault("PostgreSQL kill -9 postmaster", lambda: stack.postgres("crash"), lambda: stack.postgres("resume"))
         load.stop()
+        crashes = stack.crashes()
+        if crashes:
+            failures.append("processes ended by themselves, not by a fault (their logs say why): %s" % "; ".join(crashes))
 
         database_faults = [start for label, start, _ in faults if label.startswith("PostgreSQL")]
         slowest_at_outage = max((e[2] for e in load.events if any(start - DEADLINE <= e[0] <= start + 0.5 for start in database_faults)),

@@ -61,6 +61,7 @@ class Stack:
         self.reminders = ["tcp://%s:%d" % (self.host("scheduling"), free_port()) for _ in self.ports["scheduling"]]
         self.processes = {}  # name -> one process per replica
         self.logs = {}
+        self.ended_by_themselves = []  # "name replica: status" of processes found ended that nobody stopped
 
     def host(self, name):
         return self.hosts.get(name, "127.0.0.1")
@@ -115,8 +116,23 @@ class Stack:
         """Kills `name`'s replicas (or only `replica`) with SIGKILL."""
         for index, process in enumerate(self.processes[name]):
             if replica is None or index == replica:
+                self.note_ended(name, index, process)
                 process.kill()
                 process.wait()
+                process.stopped_on_purpose = True
+
+    def note_ended(self, name, index, process):
+        if process.poll() is not None and not getattr(process, "stopped_on_purpose", False):
+            self.ended_by_themselves.append("%s %d: status %d" % (name, index, process.returncode))
+
+    def crashes(self):
+        """The processes that ended although nobody stopped them (a crash): those found so by `kill`, and those
+        ended now."""
+        for name, replicas in self.processes.items():
+            for index, process in enumerate(replicas):
+                self.note_ended(name, index, process)
+        found, self.ended_by_themselves = self.ended_by_themselves, []
+        return found
 
     def pids(self):
         return [process.pid for replicas in self.processes.values() for process in replicas]

@@ -160,17 +160,28 @@ public final class PostgresStorage: Sendable {
         guard !Task.isCancelled else { return }
         if answered { noteAnswer() }
         let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
-        let silentFor = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds &- lastAnswer.load(ordering: .relaxed)))
-        guard answered || refused || (unanswered >= 2 && silentFor >= outageAfter) else { return }
+        guard answered || refused || (unanswered >= 2 && silence() >= outageAfter) else { return }
         if answered != reachable.exchange(answered, ordering: .relaxed) {
             if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
         }
     }
 
-    /// Records that the server answered just now.
+    /// Records that the server answered just now (never moving the time back: calls finish in any order).
     private func noteAnswer() {
         probesUnanswered.store(0, ordering: .relaxed)
-        lastAnswer.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        lastAnswer.max(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// How long the server has said nothing.
+    private func silence() -> Duration {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return Self.silence(since: lastAnswer.load(ordering: .relaxed), now: now)
+    }
+
+    /// The time from `lastAnswer` to `now`, in uptime nanoseconds; zero when another call noted an answer after
+    /// `now` was read, which a subtraction of the two would turn into a trap (a service crashed so under load).
+    static func silence(since lastAnswer: UInt64, now: UInt64) -> Duration {
+        .nanoseconds(Int64(clamping: now > lastAnswer ? now - lastAnswer : 0))
     }
 
     /// `SELECT 1` on the probe's connection, connecting (again) when there is none or it closed.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PlantGuideRPC
-import PlantGuideStorage
+@testable import PlantGuideStorage
 import PlantGuideTestSupport
 import Synchronization
 import Testing
@@ -58,6 +58,14 @@ struct PostgresStorageTests {
         await #expect(throws: RPCError.self) { try await serviceCall.value }
         await command.close()
         await service.close()
+    }
+
+    @Test("the server's silence is measured without a trap when an answer is noted after the clock was read")
+    func silenceNeverNegative() {
+        #expect(PostgresStorage.silence(since: 1_000, now: 3_500) == .nanoseconds(2_500))
+        // Another call noted an answer between the probe's reading of the clock and its reading of the last answer.
+        #expect(PostgresStorage.silence(since: 3_501, now: 3_500) == .zero)
+        #expect(PostgresStorage.silence(since: .max, now: 0) == .zero)
     }
 
     @Test("a password in the URL is refused, naming where it belongs; the URL in messages hides it")
