@@ -12,13 +12,15 @@ struct MonotonicTime: Comparable, Hashable, Sendable {
 
     static func < (lhs: MonotonicTime, rhs: MonotonicTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
-    /// `self` moved forward by `duration` (negative durations count as zero).
+    /// `self` moved forward by `duration` (negative durations count as zero, and a time beyond the clock's range is
+    /// its end: a caller's "no deadline" of centuries must not wrap into the past).
     func advanced(by duration: Duration) -> MonotonicTime {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return self }
-        let nanos = UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        let (whole, wholeOverflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (nanos, nanosOverflow) = whole.addingReportingOverflow(UInt64(max(attoseconds, 0) / 1_000_000_000))
         let (sum, overflow) = nanoseconds.addingReportingOverflow(nanos)
-        return MonotonicTime(nanoseconds: overflow ? .max : sum)
+        return MonotonicTime(nanoseconds: wholeOverflow || nanosOverflow || overflow ? .max : sum)
     }
 
     /// The time since `earlier`, zero when `earlier` is not earlier.
@@ -26,7 +28,7 @@ struct MonotonicTime: Comparable, Hashable, Sendable {
 
     /// The time from `self` until `later`, zero when `later` is not later.
     func duration(until later: MonotonicTime) -> Duration {
-        later.nanoseconds > nanoseconds ? .nanoseconds(Int64(later.nanoseconds - nanoseconds)) : .zero
+        later.nanoseconds > nanoseconds ? .nanoseconds(Int64(clamping: later.nanoseconds - nanoseconds)) : .zero
     }
 
     /// Milliseconds from `self` until `later`, rounded up, zero when `later` is not later.
