@@ -48,18 +48,19 @@ struct PostgresStorageTests {
         try await server.freeze()
         let commandCall = Task { try await command.read { session in try await session.all("SELECT 1", as: Int.self) } }
         let serviceCall = Task { try await service.read { session in try await session.all("SELECT 1", as: Int.self) } }
-        // Frozen until the service's store takes the server for gone: about 2 s, given 20 s on a busy machine (the
-        // command's store would give up after 30 s).
+        // Frozen until the service's store has taken the server for gone (about 2 s, given 20 s on a busy machine)
+        // and its call has failed (at most its 5 s); the command's store would give up only after 30 s.
         let clock = ContinuousClock()
         let giveUp = clock.now + .seconds(20)
         while service.isReachable && clock.now < giveUp { try await Task.sleep(for: .milliseconds(50)) }
         let serviceSawOutage = !service.isReachable
+        let serviceOutcome = await serviceCall.result
         try await server.thaw()
 
         #expect(try await commandCall.value == [1])
         #expect(command.isReachable)
         #expect(serviceSawOutage)
-        await #expect(throws: RPCError.self) { try await serviceCall.value }
+        #expect(throws: RPCError.self) { try serviceOutcome.get() }
         await command.close()
         await service.close()
     }
