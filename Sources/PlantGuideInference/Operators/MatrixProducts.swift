@@ -29,7 +29,8 @@ struct GemmOperator: Operator {
     var packedWeights: PackedColumns?
 
     /// Whether the packed product can run this Gemm with these weights, as far as load time knows (C's shape when C
-    /// is a constant): Y = A·B plus C of one row, which it adds as a per-column bias. The kernel checks again.
+    /// is a constant): Y = A·B plus C of one row, which it adds as a per-column bias. The plan checks a C computed at
+    /// run time.
     func takesPackedWeights(_ weights: Tensor, constantC: Tensor?) -> Bool {
         guard !transposeA, alpha == 1, weights.shape.count == 2 else { return false }
         guard let c = constantC, beta != 0 else { return true }
@@ -57,8 +58,9 @@ struct GemmOperator: Operator {
         let cStrides = cShape.map { Broadcasting.strides(of: $0, in: [m, n]) }
         let (alpha, beta, transposeA, transposeB, activation) = (alpha, beta, transposeA, transposeB, activation)
         let hasC = cShape != nil && beta != 0
-        // The packed product adds C as a per-column bias: C of one row (or none), and nothing to scale.
-        if let packed = packedWeights, !transposeA, alpha == 1, !hasC || (beta == 1 && cShape!.reduce(1, *) == n) {
+        // The packed product adds C as a per-column bias, unscaled. The optimizer packed the weights only where A
+        // and alpha suit it (``takesPackedWeights``); a C computed at run time is checked here.
+        if let packed = packedWeights, !hasC || (beta == 1 && cShape!.reduce(1, *) == n) {
             let scratch = packed.activationScratch(rows: m)
             return { inputs, outputs in
                 packed.multiply(inputs[0]!, rows: m, scratch: scratch, into: outputs[0], columnBias: hasC ? inputs[2] : nil,
