@@ -21,7 +21,9 @@ public struct PostgresMigration: Sendable {
 
 /// A service's PostgreSQL store: a connection pool (postgres-nio, async: nothing here blocks a thread) whose
 /// connections work in the service's schema, the schema's migrations, and what callers see when the server is
-/// away: UNAVAILABLE at once (a probe notices within a second), never a hang, never PostgreSQL's own text.
+/// away: UNAVAILABLE at once (the process's probe notices within `outageAfter`, a refusal at once), never a hang,
+/// never PostgreSQL's own text. A process too busy to hear the server is not an outage: patience is measured on
+/// the awake clock (``ProcessLateness``).
 ///
 /// ```swift
 /// let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: logger)
@@ -33,19 +35,15 @@ public final class PostgresStorage: Sendable {
     /// Told every statement a store runs (tests check their plans).
     let observer: (@Sendable (PostgresQuery) -> Void)?
     let logger: Logger
-    /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE.
+    /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE, on the
+    /// awake clock.
     let operationTimeout: Duration
-    /// How long the server may give no answer at all before it counts as gone.
+    /// How long the server may give no answer at all before it counts as gone, on the awake clock.
     let outageAfter: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
-    private let reachable = Atomic<Bool>(true)
-    /// Probes in a row that got no answer.
-    private let probesUnanswered = Atomic<Int>(0)
-    /// When the server last answered anything (a probe or a call), in `DispatchTime` nanoseconds.
-    private let lastAnswer = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
-    /// The probe's own connection, outside the pool: a pool busy with calls must not look like a server gone.
-    private let probeConnection = Mutex<PostgresConnection?>(nil)
-    private let probeConfiguration: PostgresConnection.Configuration
+    /// Whether the server answers, shared with the process's other stores of the same server and patience.
+    private let reachability: PostgresReachability
+    private let released = Atomic<Bool>(false)
 
     private init(settings: PostgresSettings, logger: Logger, operationTimeout: Duration, outageAfter: Duration,
                  observer: (@Sendable (PostgresQuery) -> Void)?) throws {
@@ -60,7 +58,9 @@ public final class PostgresStorage: Sendable {
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: try Self.connectionTLS(settings.tls))
         probe.options.connectTimeout = .seconds(1)
-        probeConfiguration = probe
+        reachability = PostgresReachability.acquire(
+            .init(host: settings.host, port: settings.port, database: settings.database, user: settings.user, outageAfter: outageAfter),
+            configuration: probe, logger: logger)
         self.settings = settings
         self.logger = logger
         self.operationTimeout = operationTimeout
@@ -74,6 +74,7 @@ public final class PostgresStorage: Sendable {
     /// - Parameters:
     ///   - operationTimeout: how long a call may take before it fails UNAVAILABLE.
     ///   - outageAfter: how long the server may answer nothing at all (probes and calls) before it counts as gone.
+    ///     Both are measured on the awake clock: time this process waited for a CPU or a thread does not count.
     ///   - observer: told every statement the stores run through ``read(_:)`` and ``write(_:)`` (the query plan
     ///     tests use it).
     public static func open(
@@ -102,31 +103,19 @@ public final class PostgresStorage: Sendable {
 
     private func start() {
         let client = self.client
-        let probe = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                guard !Task.isCancelled else { return }
-                await self?.probe()
-            }
-        }
         running.withLock { task in
-            task = Task {
-                await withTaskCancellationHandler {
-                    await client.run()
-                } onCancel: {
-                    probe.cancel()
-                }
-            }
+            task = Task { await client.run() }
         }
     }
 
-    /// A store released without ``close()`` (a failed start-up, a test that threw) still closes its probe
-    /// connection: the driver treats a connection released open as a programming error.
+    /// A store released without ``close()`` (a failed start-up, a test that threw) still gives its monitor back.
     deinit {
         running.withLock { $0 }?.cancel()
-        if let connection = probeConnection.withLock({ $0 }) {
-            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
-        }
+        releaseReachability()
+    }
+
+    private func releaseReachability() {
+        if !released.exchange(true, ordering: .relaxed) { reachability.release() }
     }
 
     /// Stops the pool: calls after this fail.
@@ -134,71 +123,11 @@ public final class PostgresStorage: Sendable {
         let task = running.withLock { task in defer { task = nil }; return task }
         task?.cancel()
         await task?.value
-        try? await probeConnection.withLock { connection in defer { connection = nil }; return connection }?.close()
+        releaseReachability()
     }
 
-    /// Whether the server answered lately: health reports NOT_SERVING while it does not.
-    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
-
-    /// Asks the server every quarter second, on a connection of the probe's own. The store becomes unreachable
-    /// (calls fail at once, health says NOT_SERVING) when two probes in a row got no answer within 0.75 s and
-    /// nothing else answered for `outageAfter` (2 s by default) either, so that a machine too busy to answer a probe promptly, while calls
-    /// still complete, is not taken for an outage. An outage is so noticed within about 2 s; the first answer
-    /// ends it.
-    /// A probe refused outright (nothing listens, or the server says it is shutting down or starting) is an outage
-    /// at once: calls waiting for a connection then fail instead of waiting for the pool's reconnection attempts.
-    private func probe() async {
-        var refused = false
-        let answered: Bool
-        do {
-            try await withTimeout(.milliseconds(750)) { try await self.askServer() }
-            answered = true
-        } catch {
-            answered = false
-            refused = !(error is TimedOut) && StorageError.isRefusal(error)
-        }
-        guard !Task.isCancelled else { return }
-        if answered { noteAnswer() }
-        let unanswered = answered ? 0 : probesUnanswered.wrappingAdd(1, ordering: .relaxed).newValue
-        guard answered || refused || (unanswered >= 2 && silence() >= outageAfter) else { return }
-        if answered != reachable.exchange(answered, ordering: .relaxed) {
-            if answered { logger.notice("PostgreSQL is reachable again") } else { logger.error("PostgreSQL is unreachable") }
-        }
-    }
-
-    /// Records that the server answered just now (never moving the time back: calls finish in any order).
-    private func noteAnswer() {
-        probesUnanswered.store(0, ordering: .relaxed)
-        lastAnswer.max(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-    }
-
-    /// How long the server has said nothing.
-    private func silence() -> Duration {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return Self.silence(since: lastAnswer.load(ordering: .relaxed), now: now)
-    }
-
-    /// The time from `lastAnswer` to `now`, in uptime nanoseconds; zero when another call noted an answer after
-    /// `now` was read, which a subtraction of the two would turn into a trap (a service crashed so under load).
-    static func silence(since lastAnswer: UInt64, now: UInt64) -> Duration {
-        .nanoseconds(Int64(clamping: now > lastAnswer ? now - lastAnswer : 0))
-    }
-
-    /// `SELECT 1` on the probe's connection, connecting (again) when there is none or it closed.
-    private func askServer() async throws {
-        var connection = probeConnection.withLock { $0 }
-        if connection == nil || connection!.isClosed {
-            connection = try await PostgresConnection.connect(configuration: probeConfiguration, id: 0, logger: logger)
-            probeConnection.withLock { $0 = connection }
-        }
-        do {
-            for try await _ in try await connection!.query("SELECT 1", logger: logger) {}
-        } catch {
-            probeConnection.withLock { $0 = nil }
-            try? await connection!.close()
-            throw error
-        }
-    }
+    /// Whether the server answered lately (``PostgresReachability``): health reports NOT_SERVING while it does not.
+    public var isReachable: Bool { reachability.isReachable }
 
     /// Runs `body` on a pooled connection (reads: each statement sees what was committed before it).
     public func read<Result: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> Result) async throws -> Result {
@@ -252,15 +181,15 @@ public final class PostgresStorage: Sendable {
         }
         do {
             let result = try await withTimeout(operationTimeout, giveUpWhen: { !self.isReachable }, operation)
-            noteAnswer()
+            reachability.noteAnswer()
             return result
         } catch let error as BodyError {
-            noteAnswer()
+            reachability.noteAnswer()
             throw error.error
         } catch let error as PostgresTransactionError {
             if let body = error.closureError as? BodyError { throw body.error }
             let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
-            throw StorageError.translate(cause, logger: logger, markUnreachable: { reachable.store(false, ordering: .relaxed) })
+            throw StorageError.translate(cause, logger: logger, noteRefusal: reachability.noteRefusal)
         } catch is TimedOut {
             logger.warning("a database call gave up", metadata: [
                 "reason": "\(isReachable ? "no answer within \(operationTimeout)" : "PostgreSQL became unreachable")",
@@ -269,7 +198,7 @@ public final class PostgresStorage: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw StorageError.translate(error, logger: logger, markUnreachable: { reachable.store(false, ordering: .relaxed) })
+            throw StorageError.translate(error, logger: logger, noteRefusal: reachability.noteRefusal)
         }
     }
 
@@ -340,86 +269,5 @@ public struct PostgresStorageService: Service {
     public func run() async throws {
         try? await gracefulShutdown()
         await database.close()
-    }
-}
-
-struct TimedOut: Error {}
-
-/// `operation`, or `TimedOut` once `limit` has passed or `giveUp` says so (looked at every 100 ms); the operation is
-/// then cancelled, and not waited for: a driver call that ignores cancellation (a pool lease on a server that went
-/// away mid-call) must not hold its caller past the limit. It finishes or fails in the background.
-func withTimeout<Result: Sendable>(
-    _ limit: Duration, giveUpWhen giveUp: @Sendable @escaping () -> Bool = { false }, _ operation: @Sendable @escaping () async throws -> Result
-) async throws -> Result {
-    let race = FirstResult<Result>()
-    return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-            race.start(continuation)
-            let work = Task {
-                do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
-            }
-            let timer = Task {
-                let clock = ContinuousClock()
-                let end = clock.now + limit
-                while clock.now < end && !Task.isCancelled {
-                    try? await Task.sleep(for: min(.milliseconds(100), end - clock.now))
-                    if giveUp() { break }
-                }
-                if !Task.isCancelled { race.finish(.failure(TimedOut())) }
-            }
-            race.onFinish {
-                timer.cancel()
-                work.cancel()
-            }
-        }
-    } onCancel: {
-        race.finish(.failure(CancellationError()))
-    }
-}
-
-/// The first of several outcomes, handed to one continuation; later ones are dropped.
-private final class FirstResult<Result: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result, any Error>?
-        /// An outcome that came before the continuation was given (cancellation before the start).
-        var early: Swift.Result<Result, any Error>?
-        var finished = false
-        var onFinish: (@Sendable () -> Void)?
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<Result, any Error>) {
-        let early = state.withLock { state -> Swift.Result<Result, any Error>? in
-            guard let early = state.early else {
-                state.continuation = continuation
-                return nil
-            }
-            return early
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func onFinish(_ action: @escaping @Sendable () -> Void) {
-        let finished = state.withLock { state in
-            if !state.finished { state.onFinish = action }
-            return state.finished
-        }
-        if finished { action() }
-    }
-
-    func finish(_ outcome: Swift.Result<Result, any Error>) {
-        let (continuation, action) = state.withLock { state -> (CheckedContinuation<Result, any Error>?, (@Sendable () -> Void)?) in
-            guard !state.finished else { return (nil, nil) }
-            state.finished = true
-            guard let continuation = state.continuation else {
-                state.early = outcome
-                return (nil, state.onFinish)
-            }
-            state.continuation = nil
-            return (continuation, state.onFinish)
-        }
-        continuation?.resume(with: outcome)
-        action?()
     }
 }

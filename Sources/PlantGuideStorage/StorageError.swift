@@ -8,13 +8,13 @@ import PostgresNIO
 public enum StorageError {
     public static var unavailable: RPCError { RPCError(.unavailable, "the database is unavailable; retry shortly") }
 
-    /// Whether `error` says the server is not taking connections at all: the connection was refused (nothing
-    /// listens), or the server answered that it is shutting down or starting up. Not a timeout: a busy machine
-    /// times out too.
+    /// Whether `error` says the server is not taking calls at all: the connection was refused (nothing listens), or
+    /// the server answered that it is shutting down or starting up (57P0x) or full (53300). Not a timeout, nor a
+    /// connection that broke: a busy machine has those too, and the probe judges them by the server's silence.
     static func isRefusal(_ error: any Error) -> Bool {
         if let error = error as? PSQLError {
             let state = error.serverInfo?[.sqlState] ?? ""
-            return error.code == .server && state.hasPrefix("57P")
+            return error.code == .server && (state.hasPrefix("57P") || state == "53300")
                 || (error.code == .connectionError && isConnectionRefused(error.underlying))
         }
         return isConnectionRefused(error)
@@ -26,39 +26,46 @@ public enum StorageError {
         return String(reflecting: error).contains("connectionRefused") || String(describing: error).contains("Connection refused")
     }
 
-    /// The caller's error for a driver error; `markUnreachable` is told when the server is gone.
-    static func translate(_ error: any Error, logger: Logger, markUnreachable: () -> Void) -> any Error {
+    /// The caller's error for a driver error; `noteRefusal` is told when the server refused (``isRefusal(_:)``), so
+    /// that the process's stores fail at once until it answers again. Any other failure to reach it fails this call
+    /// only: whether the server is gone is the probe's judgement.
+    static func translate(_ error: any Error, logger: Logger, noteRefusal: () -> Void) -> any Error {
+        if isRefusal(error) {
+            logger.warning("PostgreSQL refused the call", metadata: ["error": "\(describe(error))"])
+            noteRefusal()
+            return unavailable
+        }
         guard let error = error as? PSQLError else {
             // Not the driver's: the network under it (NIO's errors) or the pool.
             logger.warning("PostgreSQL could not be reached", metadata: ["error": "\(String(reflecting: error))"])
-            markUnreachable()
             return unavailable
         }
         switch error.code {
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
-            // 08: connection exceptions; 57P0x: the server shutting down or starting; 53300: too many connections.
-            if state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300" {
-                logger.warning("PostgreSQL is not taking calls", metadata: [
-                    "sqlstate": "\(state)", "message": "\(error.serverInfo?[.message] ?? "")",
-                ])
-                markUnreachable()
+            // 08: connection exceptions.
+            if state.hasPrefix("08") {
+                logger.warning("PostgreSQL's connection failed", metadata: ["error": "\(describe(error))"])
                 return unavailable
             }
             // Serialization failures and deadlocks: the transaction can simply be run again.
             if state == "40001" || state == "40P01" { return RPCError(.aborted, "the change conflicted with another; retry") }
-            logger.error("PostgreSQL refused a statement", metadata: [
-                "sqlstate": "\(state)", "message": "\(error.serverInfo?[.message] ?? "")",
-            ])
+            logger.error("PostgreSQL refused a statement", metadata: ["error": "\(describe(error))"])
             return RPCError(.internal, "the database refused the change")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown,
              .failedToAddSSLHandler, .sslUnsupported:
-            logger.warning("PostgreSQL's connection failed", metadata: ["error": "\(String(reflecting: error.code))"])
-            markUnreachable()
+            logger.warning("PostgreSQL's connection failed", metadata: ["error": "\(describe(error))"])
             return unavailable
         default:
-            logger.error("PostgreSQL driver error", metadata: ["error": "\(String(reflecting: error.code))"])
+            logger.error("PostgreSQL driver error", metadata: ["error": "\(describe(error))"])
             return RPCError(.internal, "the database could not be used")
         }
+    }
+
+    /// What a log line says of a driver error: its code, and the server's SQLSTATE and message when it sent one.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(reflecting: error) }
+        guard let state = error.serverInfo?[.sqlState] else { return String(reflecting: error.code) }
+        return "\(state): \(error.serverInfo?[.message] ?? "")"
     }
 }

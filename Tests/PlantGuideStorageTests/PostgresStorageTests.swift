@@ -67,10 +67,10 @@ struct PostgresStorageTests {
 
     @Test("the server's silence is measured without a trap when an answer is noted after the clock was read")
     func silenceNeverNegative() {
-        #expect(PostgresStorage.silence(since: 1_000, now: 3_500) == .nanoseconds(2_500))
+        #expect(PostgresReachability.silence(since: .nanoseconds(1_000), now: .nanoseconds(3_500)) == .nanoseconds(2_500))
         // Another call noted an answer between the probe's reading of the clock and its reading of the last answer.
-        #expect(PostgresStorage.silence(since: 3_501, now: 3_500) == .zero)
-        #expect(PostgresStorage.silence(since: .max, now: 0) == .zero)
+        #expect(PostgresReachability.silence(since: .nanoseconds(3_501), now: .nanoseconds(3_500)) == .zero)
+        #expect(PostgresReachability.silence(since: .seconds(Int64.max), now: .zero) == .zero)
     }
 
     @Test("a password in the URL is refused, naming where it belongs; the URL in messages hides it")

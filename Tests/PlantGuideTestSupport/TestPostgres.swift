@@ -66,8 +66,9 @@ public enum TestPostgres {
         return try await task.value
     }
 
-    /// Settings for a schema no other test uses (created by the store's migrations).
-    public static func settings(poolSize: Int = 8) async throws -> PostgresSettings {
+    /// Settings for a schema no other test uses (created by the store's migrations), with a small pool: dozens of
+    /// stores are open at once on the one server, each connection a backend process of its own.
+    public static func settings(poolSize: Int = 4) async throws -> PostgresSettings {
         let server = try await server()
         return try PostgresSettings(url: server.url, password: server.password, poolSize: poolSize,
                                     schema: uniqueSchema())

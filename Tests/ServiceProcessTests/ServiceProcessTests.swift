@@ -22,7 +22,7 @@ struct ServiceProcessTests {
             _ = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(5)))
         }
         #expect(error?.code == .unavailable)
-        #expect(clock.now - started < .seconds(5))
+        #expect(clock.now - started < TestTime.scaled(.seconds(5)))
 
         let second = try await ServiceProcess("plantguide-collection", endpoint: endpoint, dataDirectory: first.dataDirectory)
         let reply = try await client.call(
@@ -225,7 +225,7 @@ struct ServiceProcessTests {
         load.cancel()
         _ = try? await load.value
         #expect(status == 0)
-        #expect(elapsed < .seconds(4), "exited \(elapsed) after SIGTERM with a grace of 2 s")
+        #expect(elapsed < TestTime.scaled(.seconds(4)), "exited \(elapsed) after SIGTERM with a grace of 2 s")
     }
 
     @Test("every executable explains itself with --help", arguments: [
