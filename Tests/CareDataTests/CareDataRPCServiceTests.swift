@@ -33,7 +33,7 @@ struct CareDataRPCServiceTests {
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"), services: [service], logger: logger)
         TestResources.track(server)
         try server.startInProcess()  // care data, not sockets, is the subject
-        let client = RPCClient(inProcess: server)
+        let client = RPCClient(inProcess: server, configuration: .forTests)
         return (server, client, trefle)
     }
 

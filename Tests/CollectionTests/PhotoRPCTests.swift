@@ -19,7 +19,7 @@ struct PhotoRPCTests {
         let server = RPCServer(
             configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"),
             services: [try await store.service { $0.maxPhotoBytes = maxPhotoBytes }], logger: logger)
-        var clientConfiguration = RPCClientConfiguration()
+        var clientConfiguration = RPCClientConfiguration.forTests
         clientConfiguration.maxMessageSize = 128 << 20
         TestResources.track(server)
         try server.startInProcess()  // photos, not sockets, are the subject

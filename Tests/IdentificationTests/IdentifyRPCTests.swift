@@ -28,7 +28,7 @@ struct IdentifyRPCTests {
         // UNAVAILABLE (Pl@ntNet's 500) would each resume this suite's task on the two threads that every
         // `.cpuHeavy` test shares, and behind the other suites' heavy work four attempts once took over the
         // 20 s deadline (DEADLINE_EXCEEDED instead of UNAVAILABLE, seen twice in full runs on a fresh machine).
-        var clientConfiguration = RPCClientConfiguration()
+        var clientConfiguration = RPCClientConfiguration.forTests
         clientConfiguration.maxAttempts = 1
         try server.startInProcess()  // identification, not sockets, is the subject
         return (server, RPCClient(inProcess: server, configuration: clientConfiguration), plantnet)

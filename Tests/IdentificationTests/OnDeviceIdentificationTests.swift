@@ -42,7 +42,7 @@ struct OnDeviceIdentificationTests {
                                services: [IdentificationRPCService(identifier: identifier)], logger: logger)
         TestResources.track(server)
         try server.startInProcess()  // the model, not sockets, is the subject
-        return (server, RPCClient(inProcess: server), plantnet)
+        return (server, RPCClient(inProcess: server, configuration: .forTests), plantnet)
     }
 
     private func request(_ method: Plantguide_Identification_V1_IdentificationMethod, width: Int = 640, height: Int = 480)

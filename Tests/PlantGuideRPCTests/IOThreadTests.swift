@@ -31,8 +31,8 @@ struct IOThreadTests {
     func fanOutFromTheIOThread(transport: TestTransport) async throws {
         let (downstreamA, endpointA) = try TestServer.start(name: "a")
         let (downstreamB, endpointB) = try TestServer.start(name: "b")
-        let clientA = try RPCClient(target: endpointA)
-        let clientB = try RPCClient(target: endpointB)
+        let clientA = try RPCClient(target: endpointA, configuration: .forTests)
+        let clientB = try RPCClient(target: endpointB, configuration: .forTests)
         defer {
             clientA.close()
             clientB.close()
@@ -46,10 +46,10 @@ struct IOThreadTests {
             services: [FanOutService(first: clientA, second: clientB)], logger: .init(label: "fan-out"))
         let client: RPCClient
         switch transport {
-        case .zeroMQ: client = try RPCClient(target: try front.start())
+        case .zeroMQ: client = try RPCClient(target: try front.start(), configuration: .forTests)
         case .inProcess:
             try front.startInProcess()
-            client = RPCClient(inProcess: front)
+            client = RPCClient(inProcess: front, configuration: .forTests)
         }
         TestResources.track(front)
         defer { client.close() }

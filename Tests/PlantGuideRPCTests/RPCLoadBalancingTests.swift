@@ -21,7 +21,7 @@ struct RPCLoadBalancingTests {
     @Test("calls are spread over all three endpoints, and a stopped endpoint is avoided")
     func spreadAndFailover() async throws {
         let servers = try ["a", "b", "c"].map { try TestServer.start(name: $0) }
-        let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","))
+        let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
         #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
 
@@ -41,7 +41,7 @@ struct RPCLoadBalancingTests {
     @Test("sequential calls rotate over idle endpoints")
     func sequentialRotation() async throws {
         let servers = try ["a", "b", "c"].map { try TestServer.start(name: $0) }
-        let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","))
+        let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
         #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
 
@@ -59,7 +59,7 @@ struct RPCLoadBalancingTests {
     func dnsTarget() async throws {
         let (server, endpoint) = try TestServer.start()
         let port = try #require(endpoint.split(separator: ":").last)
-        let client = try RPCClient(target: "dns:///localhost:\(port)")
+        let client = try RPCClient(target: "dns:///localhost:\(port)", configuration: .forTests)
         defer { client.close() }
 
         let reply = try await client.call(TestMethods.echo, .with { $0.service = "via-dns" }, options: .init(waitForReady: true))
@@ -70,7 +70,7 @@ struct RPCLoadBalancingTests {
 
     @Test("an unresolvable name fails with UNAVAILABLE saying so")
     func unresolvable() async throws {
-        let client = try RPCClient(target: "dns:///no-such-host.invalid:7001")
+        let client = try RPCClient(target: "dns:///no-such-host.invalid:7001", configuration: .forTests)
         defer { client.close() }
 
         let error = await #expect(throws: RPCError.self) {
@@ -84,7 +84,7 @@ struct RPCLoadBalancingTests {
     @Test("with nothing listening, a call fails with UNAVAILABLE well within its deadline")
     func nothingListening() async throws {
         let port = try FreePort.next()
-        let client = try RPCClient(target: "tcp://127.0.0.1:\(port)")
+        let client = try RPCClient(target: "tcp://127.0.0.1:\(port)", configuration: .forTests)
         defer { client.close() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -100,7 +100,7 @@ struct RPCLoadBalancingTests {
     @Test("a server answering UNAVAILABLE is retried for idempotent methods only")
     func retriesOnlyIdempotent() async throws {
         let (server, endpoint) = try TestServer.start()
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         let unavailable = Plantguide_Health_V1_HealthCheckRequest.with { $0.service = "14" }
         let idempotentFail = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>(

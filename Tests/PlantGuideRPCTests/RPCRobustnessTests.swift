@@ -38,7 +38,7 @@ struct RPCRobustnessTests {
         }
         let reply = try #require(answered)
         #expect(try Plantguide_Metrics_V1_ScrapeResponse(serializedBytes: reply.payload).text == "s:survived")
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         #expect(try await client.call(Plantguide_Health_V1_Health.check, .init()).status == .serving)
         await server.shutdown()
@@ -110,7 +110,7 @@ struct RPCRobustnessTests {
 
     @Test("a request over the client's own limit fails before it is sent")
     func oversizedForClient() async throws {
-        var configuration = RPCClientConfiguration()
+        var configuration = RPCClientConfiguration.forTests
         configuration.maxMessageSize = 1_024
         let client = try RPCClient(target: "tcp://127.0.0.1:9", configuration: configuration)
         defer { client.close() }

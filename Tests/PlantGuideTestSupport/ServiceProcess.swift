@@ -19,7 +19,7 @@ public final class ServiceProcess: @unchecked Sendable {
     /// - Throws: when the binary is missing or the service does not come up within `timeout`.
     public init(
         _ executable: String, endpoint: String, dataDirectory: URL? = nil, environment: [String: String] = [:],
-        client configuration: RPCClientConfiguration = .init(), timeout: Duration = .seconds(20),
+        client configuration: RPCClientConfiguration = .forTests, timeout: Duration = TestTime.scaled(.seconds(60)),
         logLevel: String = "warning", log: URL? = nil, arguments: [String] = []
     ) async throws {
         self.executable = executable

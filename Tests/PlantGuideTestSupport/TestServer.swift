@@ -85,12 +85,12 @@ public enum TestServer {
         switch transport {
         case .zeroMQ:
             let (server, endpoint) = try start(name: name, configure: configure)
-            return (server, try RPCClient(target: endpoint))
+            return (server, try RPCClient(target: endpoint, configuration: .forTests))
         case .inProcess:
             let server = make(name: name, configure: configure)
             try server.startInProcess()
             TestResources.track(server)
-            return (server, RPCClient(inProcess: server))
+            return (server, RPCClient(inProcess: server, configuration: .forTests))
         }
     }
 

@@ -20,7 +20,7 @@ struct CareDataCopyTests {
                                                 environment: trefleEnvironment)
         let before: Plantguide_Caredata_V1_GetCareInfoResponse
         do {
-            let client = try RPCClient(target: onSQLite.endpoint)
+            let client = try RPCClient(target: onSQLite.endpoint, configuration: .forTests)
             defer { client.close() }
             before = try await client.call(method, request)
         }
@@ -34,7 +34,7 @@ struct CareDataCopyTests {
 
         let onPostgres = try await ServiceProcess("plantguide-caredata", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
                                                   environment: trefleEnvironment.merging(database) { $1 })
-        let client = try RPCClient(target: onPostgres.endpoint)
+        let client = try RPCClient(target: onPostgres.endpoint, configuration: .forTests)
         defer { client.close() }
         let after = try await client.call(method, request)
         #expect(after.careInfo.source == .cache && before.careInfo.source == .trefle)

@@ -40,7 +40,7 @@ struct CollectionCopyTests {
         let own = try TestImages.jpeg(TestImages.halves(width: 120, height: 160))
         let before: [String]
         do {
-            let client = try RPCClient(target: onSQLite.endpoint)
+            let client = try RPCClient(target: onSQLite.endpoint, configuration: .forTests)
             defer { client.close() }
             for user in ["ada", "bo"] {
                 let options = RPCCallOptions(metadata: ["plantguide-user-id": user])
@@ -83,7 +83,7 @@ struct CollectionCopyTests {
 
         let onPostgres = try await ServiceProcess("plantguide-collection", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
                                                   environment: database)
-        let client = try RPCClient(target: onPostgres.endpoint)
+        let client = try RPCClient(target: onPostgres.endpoint, configuration: .forTests)
         defer { client.close() }
         let after = try await Self.answers(client)
         #expect(after.count == before.count)

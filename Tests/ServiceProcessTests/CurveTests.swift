@@ -27,7 +27,7 @@ struct CurveTests {
         let servicesPublic = try CurveSecurity.key(fromFile: folder.appendingPathComponent("services.pub").path)
         let gatewayPublic = try CurveSecurity.key(fromFile: folder.appendingPathComponent("gateway.pub").path)
         #expect(gateway.publicKey == gatewayPublic)
-        var allowed = RPCClientConfiguration()
+        var allowed = RPCClientConfiguration.forTests
         allowed.curve = CurveClientSecurity(keyPair: gateway, serverPublicKey: servicesPublic)
         let collection = try await ServiceProcess(
             "plantguide-collection", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
@@ -36,9 +36,9 @@ struct CurveTests {
                 "PLANTGUIDE_CURVE_ALLOWED_CLIENTS_FILE": folder.appendingPathComponent("gateway.pub").path,
             ], client: allowed)
 
-        var intruder = RPCClientConfiguration()
+        var intruder = RPCClientConfiguration.forTests
         intruder.curve = CurveClientSecurity(keyPair: try CurveKeyPair.generate(), serverPublicKey: servicesPublic)
-        for (name, configuration) in [("another key", intruder), ("no CurveZMQ", RPCClientConfiguration())] {
+        for (name, configuration) in [("another key", intruder), ("no CurveZMQ", RPCClientConfiguration.forTests)] {
             let client = try RPCClient(target: collection.endpoint, configuration: configuration)
             let refused = await #expect(throws: RPCError.self, "\(name)") {
                 _ = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(2), waitForReady: true))
@@ -57,7 +57,7 @@ struct CurveTests {
     func encryptedStack() async throws {
         let services = try CurveKeyPair.generate()
         let gateway = try CurveKeyPair.generate()
-        var client = RPCClientConfiguration()
+        var client = RPCClientConfiguration.forTests
         client.curve = CurveClientSecurity(keyPair: gateway, serverPublicKey: services.publicKey)
         let stack = try await GatewayJourneyTests.Stack(
             gatewayExtra: ["PLANTGUIDE_CURVE_CLIENT_KEY": gateway.secretKey, "PLANTGUIDE_CURVE_SERVER_KEY": services.publicKey],

@@ -88,7 +88,7 @@ struct GatewayJourneyTests {
             }
             self.httpBases = httpBases
             extraReplicas = all.values.flatMap { $0.dropFirst() } + gateways.dropFirst()
-            client = try RPCClient(target: gateways.map(\.endpoint).joined(separator: ","))
+            client = try RPCClient(target: gateways.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         }
 
         /// The replicas beyond the first of each service, the gateway's included.
@@ -185,7 +185,7 @@ struct GatewayJourneyTests {
         init(gatewayExtra: [String: String] = [:]) async throws {
             stack = try await Stack(.postgres, gatewayExtra: gatewayExtra)
             replica = try await stack.gatewayReplica()
-            other = try RPCClient(target: replica.endpoint)
+            other = try RPCClient(target: replica.endpoint, configuration: .forTests)
             token = try await stack.token(for: "ana")
             options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
         }

@@ -18,7 +18,7 @@ struct LivenessTests {
     private func probe(
         _ service: ServiceProcess, inFlight: Int, load: @escaping @Sendable (RPCClient, Int) async throws -> Void
     ) async throws -> (HealthProber.Report, calls: Int) {
-        let client = try RPCClient(target: service.endpoint)
+        let client = try RPCClient(target: service.endpoint, configuration: .forTests)
         defer { client.close() }
         let prober = HealthProber(endpoint: service.endpoint)
         async let report = prober.run()

@@ -30,15 +30,46 @@ struct PostgresOutageTests {
         ]
     }
 
-    @Test("PostgreSQL stopped under calls is UNAVAILABLE within the deadline and NOT_SERVING; back, the service recovers alone",
-          arguments: Subject.all)
-    func outage(subject: Subject) async throws {
+    /// How the database goes away, and the times the service is allowed for it.
+    enum Fault: String, Sendable, CaseIterable, CustomTestStringConvertible {
+        /// Stopped at once (nothing listens): refused, so noticed at once.
+        case stopped
+        /// Frozen (SIGSTOP): connections stay open and nothing answers, so noticed after the 2 s of silence.
+        case frozen
+
+        var testDescription: String { rawValue }
+
+        /// The deadline of each call made meanwhile: a call waiting on a frozen server fails once the silence is an
+        /// outage, before its deadline.
+        var callDeadline: Duration { self == .stopped ? .seconds(3) : .seconds(5) }
+        /// How soon health must say NOT_SERVING: at once for a refusal, the documented 2 s of silence (and a probe's
+        /// quarter second) for a frozen server, with a second to spare.
+        var noticedWithin: Duration { self == .stopped ? .seconds(3) : .seconds(3.5) }
+
+        func start(_ database: TestPostgres.DedicatedServer) async throws {
+            switch self {
+            case .stopped: try await database.pause()
+            case .frozen: try await database.freeze()
+            }
+        }
+
+        func end(_ database: TestPostgres.DedicatedServer) async throws {
+            switch self {
+            case .stopped: try await database.resume()
+            case .frozen: try await database.thaw()
+            }
+        }
+    }
+
+    @Test("PostgreSQL stopped or frozen under calls is UNAVAILABLE within the deadline and NOT_SERVING; back, the service recovers alone",
+          arguments: Subject.all, Fault.allCases)
+    func outage(subject: Subject, fault: Fault) async throws {
         let database = try await TestPostgres.dedicated()
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         let service = try await ServiceProcess(
             "plantguide-\(subject.service)", endpoint: endpoint,
             environment: database.environment(schema: subject.service).merging(["PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"]) { $1 })
-        var configuration = RPCClientConfiguration()
+        var configuration = RPCClientConfiguration.forTests
         configuration.maxAttempts = 1
         let client = try RPCClient(target: endpoint, configuration: configuration)
         defer { client.close() }
@@ -48,16 +79,16 @@ struct PostgresOutageTests {
         try await subject.call(client, .seconds(5))
         #expect(try await health() == .serving)
 
-        try await database.pause()
+        try await fault.start(database)
         let clock = ContinuousClock()
         let stopped = clock.now
         var codes: [RPCError.Code] = []
         var slowest = Duration.zero
         var notServingAfter: Duration?
-        while clock.now - stopped < .seconds(4) {
+        while clock.now - stopped < fault.noticedWithin + .seconds(1) {
             let start = clock.now
             do {
-                try await subject.call(client, .seconds(3))
+                try await subject.call(client, fault.callDeadline)
                 codes.append(RPCError.Code.ok)
             } catch let error as RPCError {
                 codes.append(error.code)
@@ -69,11 +100,11 @@ struct PostgresOutageTests {
         let unavailable = codes.filter { $0 == .unavailable }.count
         let answered = codes.filter { $0 == .ok }.count
         #expect(unavailable > 0 && unavailable + answered == codes.count, "\(codes)")
-        #expect(slowest < .seconds(3), "every call ended within its 3 s deadline; the slowest took \(slowest)")
-        let noticed = notServingAfter.map { $0 < Duration.seconds(3) } ?? false
+        #expect(slowest < fault.callDeadline, "every call ended within its \(fault.callDeadline) deadline; the slowest took \(slowest)")
+        let noticed = notServingAfter.map { $0 < fault.noticedWithin } ?? false
         #expect(noticed, "health said NOT_SERVING after \(String(describing: notServingAfter))")
 
-        try await database.resume()
+        try await fault.end(database)
         let resumed = clock.now
         var recovered = false
         while !recovered, clock.now - resumed < .seconds(10) {

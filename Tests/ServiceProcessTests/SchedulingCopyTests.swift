@@ -34,7 +34,7 @@ struct SchedulingCopyTests {
                                                 environment: ["PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"])
         let before: [String]
         do {
-            let client = try RPCClient(target: onSQLite.endpoint)
+            let client = try RPCClient(target: onSQLite.endpoint, configuration: .forTests)
             defer { client.close() }
             for user in ["ada", "bo"] {
                 let options = RPCCallOptions(metadata: ["plantguide-user-id": user])
@@ -74,7 +74,7 @@ struct SchedulingCopyTests {
 
         let onPostgres = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
                                                   environment: database.merging(["PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"]) { $1 })
-        let client = try RPCClient(target: onPostgres.endpoint)
+        let client = try RPCClient(target: onPostgres.endpoint, configuration: .forTests)
         defer { client.close() }
         let after = try await Self.answers(client)
         #expect(after.count == before.count)

@@ -59,7 +59,7 @@ struct SchedulingReplicaTests {
         let hook = try FakeHTTPServer { _ in .reply(status: 204) }
         defer { hook.stop() }
         let replicas = [try await Self.replica(database), try await Self.replica(database)]
-        let client = try RPCClient(target: replicas.map(\.endpoint).joined(separator: ","))
+        let client = try RPCClient(target: replicas.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
 
         try await Self.remindSoon(users: 0..<20, through: client, hook: hook)
@@ -77,7 +77,7 @@ struct SchedulingReplicaTests {
         let hook = try FakeHTTPServer { _ in first.exchange(false, ordering: .relaxed) ? .hang : .reply(status: 204) }
         defer { hook.stop() }
         let doomed = try await Self.replica(database)
-        let client = try RPCClient(target: doomed.endpoint)
+        let client = try RPCClient(target: doomed.endpoint, configuration: .forTests)
         defer { client.close() }
         try await Self.remindSoon(users: 0..<5, through: client, hook: hook)
         let clock = ContinuousClock()

@@ -11,7 +11,7 @@ struct ServiceProcessTests {
     func killAndRestart() async throws {
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         let first = try await ServiceProcess("plantguide-collection", endpoint: endpoint)
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         #expect(try await client.call(Plantguide_Health_V1_Health.check, .init()).status == .serving)
 
@@ -37,7 +37,7 @@ struct ServiceProcessTests {
         for _ in 0..<3 {
             services.append(try await ServiceProcess("plantguide-caredata", endpoint: "tcp://127.0.0.1:\(try FreePort.next())"))
         }
-        let client = try RPCClient(target: services.map(\.endpoint).joined(separator: ","))
+        let client = try RPCClient(target: services.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
         #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
 
@@ -66,7 +66,7 @@ struct ServiceProcessTests {
         let method = Plantguide_Caredata_V1_CareDataService.getCareInfo
 
         let first = try await ServiceProcess("plantguide-caredata", endpoint: endpoint, environment: environment)
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         #expect(try await client.call(method, request).careInfo.source == .trefle)
         await first.kill()
@@ -85,7 +85,7 @@ struct ServiceProcessTests {
         typealias Methods = Plantguide_Collection_V1_CollectionService
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         let first = try await ServiceProcess("plantguide-collection", endpoint: endpoint)
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
 
@@ -133,7 +133,7 @@ struct ServiceProcessTests {
             "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())", "PLANTGUIDE_REMINDER_INTERVAL_MS": "50",
         ]
         let first = try await ServiceProcess("plantguide-scheduling", endpoint: endpoint, environment: environment)
-        let client = try RPCClient(target: endpoint)
+        let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
         let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
         // Reminders at the minute just gone (UTC): today's are due at once. Not a fixed 00:00: reminders more than
@@ -194,7 +194,7 @@ struct ServiceProcessTests {
     func stopUnderLoad() async throws {
         let service = try await ServiceProcess(
             "plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: ["PLANTGUIDE_SHUTDOWN_GRACE": "2"])
-        let client = try RPCClient(target: service.endpoint)
+        let client = try RPCClient(target: service.endpoint, configuration: .forTests)
         defer { client.close() }
         typealias Methods = Plantguide_Scheduling_V1_SchedulingService
         let user = RPCCallOptions(timeout: .seconds(10), metadata: ["plantguide-user-id": "u1"])
@@ -265,7 +265,7 @@ struct ServiceProcessTests {
         let repository = ModelFixtures.modelRepository.path
         let service = try await ServiceProcess(
             "plantguide-identification", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: ["PLANTGUIDE_MODELS": repository])
-        let client = try RPCClient(target: service.endpoint)
+        let client = try RPCClient(target: service.endpoint, configuration: .forTests)
         defer { client.close() }
         typealias Methods = Plantguide_Identification_V1_IdentificationService
         let status = try await client.call(Methods.getStatus, .init())
@@ -323,7 +323,7 @@ struct ServiceProcessTests {
     private func healthCounts(_ services: [ServiceProcess]) async throws -> [Int] {
         var counts: [Int] = []
         for service in services {
-            let client = try RPCClient(target: service.endpoint)
+            let client = try RPCClient(target: service.endpoint, configuration: .forTests)
             defer { client.close() }
             let text = try await client.call(Plantguide_Metrics_V1_Metrics.scrape, .init()).text
             let line = text.split(separator: "\n").first {

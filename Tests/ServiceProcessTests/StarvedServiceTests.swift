@@ -22,7 +22,7 @@ struct StarvedServiceTests {
             let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
             service = try await ServiceProcess("plantguide-collection", endpoint: endpoint,
                                                environment: try await TestPostgres.environment(), logLevel: "notice", log: log)
-            var configuration = RPCClientConfiguration()
+            var configuration = RPCClientConfiguration.forTests
             configuration.maxAttempts = 1
             client = try RPCClient(target: endpoint, configuration: configuration)
         }

@@ -111,7 +111,7 @@ struct TracingTests {
             environment: ["PLANTGUIDE_MODELS": ModelFixtures.modelRepository.path,
                           "OTEL_EXPORTER_OTLP_ENDPOINT": collector.baseURL.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "50"],
             arguments: ["--max-wait-ms", "1000"])
-        let client = try RPCClient(target: service.endpoint)
+        let client = try RPCClient(target: service.endpoint, configuration: .forTests)
         defer { client.close() }
         // Four requests, each its own trace and photo (identical photos would be answered from the cache).
         let traces = (0..<4).map { String(format: "%032x", 0xA1B2_0000 + $0) }
