@@ -30,7 +30,7 @@ struct PhotoRPCTests {
         return (server, client, store)
     }
 
-    private func caller(_ user: String) -> RPCCallOptions { .init(timeout: .seconds(30), metadata: ["plantguide-user-id": user]) }
+    private func caller(_ user: String) -> RPCCallOptions { .init(timeout: TestTime.scaled(.seconds(30)), metadata: ["plantguide-user-id": user]) }
 
     @Test("a portrait phone photo: stored upright, deduplicated, served with thumbnails and hashes", arguments: TestBackend.allCases)
     func putAndGet(backend: TestBackend) async throws {

@@ -80,7 +80,7 @@ struct IdentifyRPCTests {
                       TestImages.webp(TestImages.gradient(width: 900, height: 600)), jpeg]
         let request = Plantguide_Identification_V1_IdentifyRequest.with { $0.images = photos.map { data in .with { $0.data = data } } }
 
-        let answer = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: .seconds(30)))
+        let answer = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: TestTime.scaled(.seconds(30))))
         let sent = try #require(plantnet.requests.first).body
         let parts = Self.files(inMultipart: sent)
 

@@ -147,7 +147,7 @@ struct OnDeviceIdentificationTests {
         let (server, client, _) = try start(classifier: classifier)
         defer { client.close() }
         let large = try request(Plantguide_Identification_V1_IdentificationMethod.onDevice, width: 4_000, height: 3_000)
-        let response = try await client.call(Methods.identify, large, options: RPCCallOptions(timeout: .seconds(30)))
+        let response = try await client.call(Methods.identify, large, options: RPCCallOptions(timeout: TestTime.scaled(.seconds(30))))
         #expect(response.source == .onDevice && !response.candidates.isEmpty)
         await server.shutdown()
     }
@@ -163,7 +163,7 @@ struct OnDeviceIdentificationTests {
             $0.method = .onDevice
             $0.images = [.with { $0.data = heic; $0.organ = .leaf }]
         }
-        let response = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: .seconds(30)))
+        let response = try await client.call(Methods.identify, request, options: RPCCallOptions(timeout: TestTime.scaled(.seconds(30))))
         #expect(response.source == .onDevice && !response.candidates.isEmpty)
         await server.shutdown()
     }

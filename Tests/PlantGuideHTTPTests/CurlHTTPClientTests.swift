@@ -15,7 +15,7 @@ struct CurlHTTPClientTests {
         defer { server.stop() }
         let url = server.baseURL.appendingPathComponent("api/v1/species/sorbus")
 
-        let response = try await client.get(url, headers: ["Authorization": "Bearer t"], timeout: .seconds(10))
+        let response = try await client.get(url, headers: ["Authorization": "Bearer t"], timeout: TestTime.scaled(.seconds(10)))
 
         #expect(response.status == 200 && response.headers["x-remaining"] == "12" && response.headers["content-type"] == "application/json")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"path": "/api/v1/species/sorbus"}"#)
@@ -29,7 +29,7 @@ struct CurlHTTPClientTests {
         let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
         let response = try await client.send(HTTPRequest(method: "POST", url: server.baseURL, headers: ["Content-Type": "application/octet-stream"],
-                                                         body: body), timeout: .seconds(10))
+                                                         body: body), timeout: TestTime.scaled(.seconds(10)))
 
         #expect(response.status == 201)
         #expect(server.requests.first?.body == body && server.requests.first?.headers["expect"] == nil)
@@ -43,7 +43,7 @@ struct CurlHTTPClientTests {
         let server = try FakeHTTPServer { _ in .reply(status: 500) }
         defer { server.stop() }
         for round in 0..<400 {
-            let response = try await client.get(server.baseURL, headers: [:], timeout: .seconds(20))
+            let response = try await client.get(server.baseURL, headers: [:], timeout: TestTime.scaled(.seconds(20)))
             #expect(response.status == 500, "round \(round)")
         }
         #expect(server.requests.count == 400)

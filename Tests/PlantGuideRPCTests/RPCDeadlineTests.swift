@@ -51,7 +51,7 @@ struct RPCDeadlineTests {
         defer { client.close() }
 
         let task = Task {
-            try await client.call(TestMethods.sleep, .with { $0.service = "30000" }, options: .init(timeout: .seconds(60)))
+            try await client.call(TestMethods.sleep, .with { $0.service = "30000" }, options: .init(timeout: TestTime.scaled(.seconds(60))))
         }
         task.cancel()
         let result = await task.result

@@ -23,7 +23,7 @@ struct RPCLoadBalancingTests {
         let servers = try ["a", "b", "c"].map { try TestServer.start(name: $0) }
         let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
-        #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
+        #expect(await client.waitUntilAllEndpointsReady(timeout: TestTime.scaled(.seconds(20))))
 
         let before = try await echoCounts(client, calls: 300)
         #expect(before.values.reduce(0, +) == 300)
@@ -43,7 +43,7 @@ struct RPCLoadBalancingTests {
         let servers = try ["a", "b", "c"].map { try TestServer.start(name: $0) }
         let client = try RPCClient(target: servers.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
-        #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
+        #expect(await client.waitUntilAllEndpointsReady(timeout: TestTime.scaled(.seconds(20))))
 
         var seen: Set<String> = []
         for index in 0..<30 {
@@ -74,7 +74,7 @@ struct RPCLoadBalancingTests {
         defer { client.close() }
 
         let error = await #expect(throws: RPCError.self) {
-            _ = try await client.call(TestMethods.echo, .init(), options: .init(timeout: .seconds(10)))
+            _ = try await client.call(TestMethods.echo, .init(), options: .init(timeout: TestTime.scaled(.seconds(10))))
         }
 
         #expect(error?.code == .unavailable)
@@ -90,7 +90,7 @@ struct RPCLoadBalancingTests {
         let started = clock.now
 
         let error = await #expect(throws: RPCError.self) {
-            _ = try await client.call(TestMethods.echo, .init(), options: .init(timeout: .seconds(30)))
+            _ = try await client.call(TestMethods.echo, .init(), options: .init(timeout: TestTime.scaled(.seconds(30))))
         }
 
         #expect(error?.code == .unavailable)

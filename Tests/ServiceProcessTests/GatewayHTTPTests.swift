@@ -15,7 +15,7 @@ struct GatewayHTTPTests {
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let url = URL(string: stack.httpBase.absoluteString + path)!
         let response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: json.map { Data($0.utf8) }),
-                                           timeout: .seconds(20))
+                                           timeout: TestTime.scaled(.seconds(20)))
         let body = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
         return (response.status, body, response.headers)
     }
@@ -107,31 +107,31 @@ struct GatewayHTTPTests {
         let url = URL(string: stack.httpBase.absoluteString + "/v1/plants/p1/photos")!
 
         let raw = try await http.send(HTTPRequest(method: "POST", url: url, headers: ["Authorization": "Bearer \(ana)", "Content-Type": "image/jpeg"],
-                                                  body: jpeg), timeout: .seconds(20))
+                                                  body: jpeg), timeout: TestTime.scaled(.seconds(20)))
         var form = MultipartForm()
         form.addFile("file", filename: "leaf.png", mediaType: "image/png", data: png)
         let multipart = try await http.send(HTTPRequest(method: "POST", url: url, headers: ["Authorization": "Bearer \(ana)",
                                                                                             "Content-Type": form.contentType], body: form.data),
-                                            timeout: .seconds(20))
+                                            timeout: TestTime.scaled(.seconds(20)))
         let rawPhoto = try #require((try JSONSerialization.jsonObject(with: raw.body) as? [String: Any])?["photo"] as? [String: Any])
         #expect(raw.status == 200 && multipart.status == 200, "\(String(decoding: raw.body, as: UTF8.self))")
         let sha = try #require(rawPhoto["sha256"] as? String)
 
         let photoURL = URL(string: stack.httpBase.absoluteString + "/v1/photos/\(sha)")!
-        let original = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: .seconds(20))
+        let original = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: TestTime.scaled(.seconds(20)))
         #expect(original.status == 200 && original.body == jpeg && original.headers["content-type"] == "image/jpeg")
         #expect(original.headers["etag"] == "\"\(sha)\"" && original.headers["cache-control"]?.contains("immutable") == true)
-        let again = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)", "If-None-Match": "\"\(sha)\""], timeout: .seconds(20))
+        let again = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)", "If-None-Match": "\"\(sha)\""], timeout: TestTime.scaled(.seconds(20)))
         #expect(again.status == 304 && again.body.isEmpty)
         let thumbnail = try await http.get(URL(string: photoURL.absoluteString + "?size=256")!, headers: ["Authorization": "Bearer \(ana)"],
-                                           timeout: .seconds(20))
+                                           timeout: TestTime.scaled(.seconds(20)))
         #expect(thumbnail.status == 200 && thumbnail.headers["etag"] != "\"\(sha)\"" && thumbnail.body.count < jpeg.count)
-        let stolen = try await http.get(photoURL, headers: ["Authorization": "Bearer \(bob)"], timeout: .seconds(20))
+        let stolen = try await http.get(photoURL, headers: ["Authorization": "Bearer \(bob)"], timeout: TestTime.scaled(.seconds(20)))
         #expect(stolen.status == 404, "\(String(decoding: stolen.body, as: UTF8.self))")
 
         let removed = try await send(stack, "DELETE", "/v1/plants/p1/photos/\(sha)", token: ana)
         #expect(removed.status == 200 && removed.body["deleted"] as? Bool == true)
-        let gone = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: .seconds(20))
+        let gone = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: TestTime.scaled(.seconds(20)))
         #expect(gone.status == 404)
         await stack.stop()
     }
@@ -231,7 +231,7 @@ struct GatewayHTTPTests {
         let link = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
         let path = try #require(link.body["path"] as? String)
 
-        let feed = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: .seconds(20))
+        let feed = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
         let text = String(decoding: feed.body, as: UTF8.self)
         #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("text/calendar") == true)
         #expect(text.hasPrefix("BEGIN:VCALENDAR") && text.contains("BEGIN:VEVENT") && text.contains("Fig"))
@@ -239,24 +239,24 @@ struct GatewayHTTPTests {
         // Polls: the feed's ETag in If-None-Match is 304 with no body until the plant's schedule changes.
         let etag = try #require(feed.headers["etag"])
         let url = URL(string: feeds + path)!
-        let unchanged = try await http.get(url, headers: ["If-None-Match": etag], timeout: .seconds(20))
-        let otherTag = try await http.get(url, headers: ["If-None-Match": #""another", W/"version""#], timeout: .seconds(20))
-        let any = try await http.get(url, headers: ["If-None-Match": "*"], timeout: .seconds(20))
+        let unchanged = try await http.get(url, headers: ["If-None-Match": etag], timeout: TestTime.scaled(.seconds(20)))
+        let otherTag = try await http.get(url, headers: ["If-None-Match": #""another", W/"version""#], timeout: TestTime.scaled(.seconds(20)))
+        let any = try await http.get(url, headers: ["If-None-Match": "*"], timeout: TestTime.scaled(.seconds(20)))
         #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.headers["etag"] == etag && any.status == 304)
         #expect(otherTag.status == 200 && otherTag.headers["etag"] == etag)
         let renamed = try await send(stack, "PATCH", "/v1/plants/p1", token: token,
                                      json: #"{"plant": {"customName": "Fiddle"}, "updateMask": "customName"}"#)
-        let changed = try await http.get(url, headers: ["If-None-Match": etag], timeout: .seconds(20))
+        let changed = try await http.get(url, headers: ["If-None-Match": etag], timeout: TestTime.scaled(.seconds(20)))
         #expect(renamed.status == 200 && changed.status == 200 && changed.headers["etag"] != etag)
         #expect(String(decoding: changed.body, as: UTF8.self).contains("Fiddle"))
 
         let replaced = try await send(stack, "POST", "/v1/calendar-link", token: token, json: "{}")
-        let old = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: .seconds(20))
+        let old = try await http.get(URL(string: feeds + path)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
         let newPath = try #require(replaced.body["path"] as? String)
         let revoked = try await send(stack, "DELETE", "/v1/calendar-link", token: token)
-        let afterRevoke = try await http.get(URL(string: feeds + newPath)!, headers: [:], timeout: .seconds(20))
+        let afterRevoke = try await http.get(URL(string: feeds + newPath)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
         let guessed = try await http.get(URL(string: feeds + "/v1/calendar/\(String(repeating: "0", count: 48)).ics")!,
-                                         headers: [:], timeout: .seconds(20))
+                                         headers: [:], timeout: TestTime.scaled(.seconds(20)))
         #expect(newPath != path && old.status == 404 && revoked.body["revoked"] as? Bool == true && afterRevoke.status == 404 && guessed.status == 404)
         await stack.stop()
     }
@@ -274,9 +274,9 @@ struct GatewayHTTPTests {
         let anas = try EventStreamReader(port: port, path: "/v1/reminders/stream", headers: ["Authorization": "Bearer \(ana)"])
         let bobs = try EventStreamReader(port: port, path: "/v1/reminders/stream?access_token=\(bob)")
         let opened = ": reminders as they fall due"
-        #expect(await anas.text(until: { $0.contains(opened) }, timeout: .seconds(10)).contains("text/event-stream"))
-        #expect(await bobs.text(until: { $0.contains(opened) }, timeout: .seconds(10)).contains(opened))
-        #expect(await refused.text(until: { $0.contains("\r\n\r\n") }, timeout: .seconds(10)).hasPrefix("HTTP/1.1 401"))
+        #expect(await anas.text(until: { $0.contains(opened) }, timeout: TestTime.scaled(.seconds(10))).contains("text/event-stream"))
+        #expect(await bobs.text(until: { $0.contains(opened) }, timeout: TestTime.scaled(.seconds(10))).contains(opened))
+        #expect(await refused.text(until: { $0.contains("\r\n\r\n") }, timeout: TestTime.scaled(.seconds(10))).hasPrefix("HTTP/1.1 401"))
 
         // Reminders at the minute just gone (UTC), so that the plant's first task due today reminds at once.
         var utc = Calendar(identifier: .gregorian)
@@ -295,7 +295,7 @@ struct GatewayHTTPTests {
 
         let stream = await anas.text(until: { text in
             text.range(of: "event: reminder").map { text[$0.upperBound...].contains("\n\n") } ?? false
-        }, timeout: .seconds(15))
+        }, timeout: TestTime.scaled(.seconds(15)))
         let data = try #require(stream.components(separatedBy: "\n").first { $0.hasPrefix("data: ") }, "no reminder in: \(stream)")
         let reminder = try JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any]
         #expect(reminder?["plantName"] as? String == "Fig" && (reminder?["task"] as? [String: Any])?["plantId"] as? String == "p1")

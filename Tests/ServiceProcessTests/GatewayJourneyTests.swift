@@ -153,7 +153,7 @@ struct GatewayJourneyTests {
                                       extra: [String: String] = [:]) async throws -> RPCReply<Response> {
             var metadata = extra
             if let token { metadata["authorization"] = "Bearer \(token)" }
-            return try await client.reply(method, request, options: .init(timeout: .seconds(20), metadata: metadata))
+            return try await client.reply(method, request, options: .init(timeout: TestTime.scaled(.seconds(20)), metadata: metadata))
         }
 
         /// Restarts a killed service on its endpoint and data.
@@ -187,7 +187,7 @@ struct GatewayJourneyTests {
             replica = try await stack.gatewayReplica()
             other = try RPCClient(target: replica.endpoint, configuration: .forTests)
             token = try await stack.token(for: "ana")
-            options = RPCCallOptions(timeout: .seconds(20), metadata: ["authorization": "Bearer \(token)"])
+            options = RPCCallOptions(timeout: TestTime.scaled(.seconds(20)), metadata: ["authorization": "Bearer \(token)"])
         }
 
         /// Stops everything; the replica's exit status.

@@ -59,7 +59,7 @@ struct LivenessTests {
                 _ = try await client.call(Plantguide_Identification_V1_IdentificationService.identify, .with {
                     $0.method = .onDevice
                     $0.images = [.with { $0.data = photo }]
-                }, options: .init(timeout: .seconds(30)))
+                }, options: .init(timeout: TestTime.scaled(.seconds(30))))
             } catch let error as RPCError where error.code == .resourceExhausted {
                 try await Task.sleep(for: .milliseconds(10))  // saturated, as intended
             }
@@ -76,7 +76,7 @@ struct LivenessTests {
                 $0.plant.id = "p\(index)"
                 $0.plant.scientificName = "Monstera deliciosa"
                 $0.plant.notes = "plant number \(index)"
-            }, options: .init(timeout: .seconds(30), metadata: ["plantguide-user-id": "u\(index % 8)"]))
+            }, options: .init(timeout: TestTime.scaled(.seconds(30)), metadata: ["plantguide-user-id": "u\(index % 8)"]))
         }
         expectLive(report, calls: calls, "collection")
         #expect(await service.terminate() == 0)

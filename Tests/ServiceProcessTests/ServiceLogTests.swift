@@ -40,17 +40,17 @@ struct ServiceLogTests {
         try await stack.waitForHTTP()
         let link = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent("v1/calendar-link"),
                                                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
-                                                   body: Data("{}".utf8)), timeout: .seconds(20))
+                                                   body: Data("{}".utf8)), timeout: TestTime.scaled(.seconds(20)))
         // An app's W3C traceparent joins the lines too, with no trace exporter set up.
         let appTrace = "0af7651916cd43dd8448eb211c80319c"
         let renamed = try await http.send(HTTPRequest(
             method: "PATCH", url: stack.httpBase.appendingPathComponent("v1/plants/p1"),
             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json", "traceparent": "00-\(appTrace)-b7ad6b7169203331-01"],
-            body: Data(#"{"plant": {"customName": "Figgy"}, "updateMask": "customName"}"#.utf8)), timeout: .seconds(20))
+            body: Data(#"{"plant": {"customName": "Figgy"}, "updateMask": "customName"}"#.utf8)), timeout: TestTime.scaled(.seconds(20)))
         #expect(renamed.status == 200, "\(String(decoding: renamed.body, as: UTF8.self))")
         let path = try #require((try JSONSerialization.jsonObject(with: link.body) as? [String: Any])?["path"] as? String)
         let secret = try #require(path.split(separator: "/").last.map { String($0.dropLast(".ics".count)) })
-        let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: .seconds(20))
+        let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
         #expect(feed.status == 200 && secret.count >= 32)
         await stack.stop()
 

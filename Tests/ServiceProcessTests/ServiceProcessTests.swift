@@ -26,7 +26,7 @@ struct ServiceProcessTests {
 
         let second = try await ServiceProcess("plantguide-collection", endpoint: endpoint, dataDirectory: first.dataDirectory)
         let reply = try await client.call(
-            Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(20), waitForReady: true))
+            Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: TestTime.scaled(.seconds(20)), waitForReady: true))
         #expect(reply.status == .serving)
         #expect(await second.terminate() == 0)
     }
@@ -39,7 +39,7 @@ struct ServiceProcessTests {
         }
         let client = try RPCClient(target: services.map(\.endpoint).joined(separator: ","), configuration: .forTests)
         defer { client.close() }
-        #expect(await client.waitUntilAllEndpointsReady(timeout: .seconds(20)))
+        #expect(await client.waitUntilAllEndpointsReady(timeout: TestTime.scaled(.seconds(20))))
 
         try await checks(client, count: 300)
         let counts = try await healthCounts(services)
@@ -73,7 +73,7 @@ struct ServiceProcessTests {
 
         let second = try await ServiceProcess(
             "plantguide-caredata", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
-        let reply = try await client.call(method, request, options: .init(timeout: .seconds(20), waitForReady: true))
+        let reply = try await client.call(method, request, options: .init(timeout: TestTime.scaled(.seconds(20)), waitForReady: true))
 
         #expect(reply.careInfo.source == .cache)
         #expect(trefle.count(path: "/api/v1/species/sorbus-aucuparia") == 1)
@@ -87,7 +87,7 @@ struct ServiceProcessTests {
         let first = try await ServiceProcess("plantguide-collection", endpoint: endpoint)
         let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
-        let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
+        let user = RPCCallOptions(timeout: TestTime.scaled(.seconds(20)), metadata: ["plantguide-user-id": "u1"])
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<300 {
@@ -135,7 +135,7 @@ struct ServiceProcessTests {
         let first = try await ServiceProcess("plantguide-scheduling", endpoint: endpoint, environment: environment)
         let client = try RPCClient(target: endpoint, configuration: .forTests)
         defer { client.close() }
-        let user = RPCCallOptions(timeout: .seconds(20), metadata: ["plantguide-user-id": "u1"])
+        let user = RPCCallOptions(timeout: TestTime.scaled(.seconds(20)), metadata: ["plantguide-user-id": "u1"])
         // Reminders at the minute just gone (UTC): today's are due at once. Not a fixed 00:00: reminders more than
         // 12 hours late are not sent, so that made the test fail every afternoon.
         let minute = Int(Date().timeIntervalSince1970 / 60) % 1_440
@@ -153,13 +153,13 @@ struct ServiceProcessTests {
                 $0.schedule.careInfo.fertilizer.frequency = .none
             }, options: user)
         }
-        #expect(await hook.wait(timeout: .seconds(30)) { $0.count >= 5 })
+        #expect(await hook.wait(timeout: TestTime.scaled(.seconds(30))) { $0.count >= 5 })
 
         await first.kill()  // mid-delivery: deliveries take 100 ms each
         let second = try await ServiceProcess(
             "plantguide-scheduling", endpoint: endpoint, dataDirectory: first.dataDirectory, environment: environment)
         let ids: @Sendable ([FakeHTTPServer.Request]) -> [String] = { $0.compactMap { $0.headers["x-plantguide-reminder-id"] } }
-        let all = await hook.wait(timeout: .seconds(60)) { Set(ids($0)).count >= 20 }
+        let all = await hook.wait(timeout: TestTime.scaled(.seconds(60))) { Set(ids($0)).count >= 20 }
 
         let received = ids(hook.requests)
         let perID = Dictionary(grouping: received, by: { $0 }).mapValues(\.count)
@@ -197,7 +197,7 @@ struct ServiceProcessTests {
         let client = try RPCClient(target: service.endpoint, configuration: .forTests)
         defer { client.close() }
         typealias Methods = Plantguide_Scheduling_V1_SchedulingService
-        let user = RPCCallOptions(timeout: .seconds(10), metadata: ["plantguide-user-id": "u1"])
+        let user = RPCCallOptions(timeout: TestTime.scaled(.seconds(10)), metadata: ["plantguide-user-id": "u1"])
         let load = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for caller in 0..<32 {
@@ -311,7 +311,7 @@ struct ServiceProcessTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    let reply = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(10)))
+                    let reply = try await client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: TestTime.scaled(.seconds(10))))
                     #expect(reply.status == .serving)
                 }
             }

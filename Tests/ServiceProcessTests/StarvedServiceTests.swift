@@ -31,7 +31,7 @@ struct StarvedServiceTests {
         func call() async -> RPCError.Code {
             do {
                 _ = try await client.call(Plantguide_Collection_V1_CollectionService.listPlants, .init(),
-                                          options: .init(timeout: .seconds(60), metadata: ["plantguide-user-id": "u1"]))
+                                          options: .init(timeout: TestTime.scaled(.seconds(60)), metadata: ["plantguide-user-id": "u1"]))
                 return .ok
             } catch let error as RPCError {
                 return error.code
@@ -97,7 +97,7 @@ struct StarvedServiceTests {
 
         let end = ContinuousClock.now + .seconds(6)
         let codes = await subject.load(callers: 8, until: { ContinuousClock.now >= end })
-        let health = try await subject.client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: .seconds(60)))
+        let health = try await subject.client.call(Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: TestTime.scaled(.seconds(60))))
         for hog in hogs { hog.stop() }
 
         #expect(!codes.isEmpty && codes.allSatisfy { $0 == .ok }, "\(codes.filter { $0 != .ok })")

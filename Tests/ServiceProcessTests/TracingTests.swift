@@ -27,7 +27,7 @@ struct TracingTests {
         let reply = try await http.send(HTTPRequest(
             method: "PUT", url: stack.httpBase.appendingPathComponent("v1/plants/p1"),
             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json", "traceparent": "00-\(traceID)-\(callerSpan)-01"],
-            body: Data(#"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#.utf8)), timeout: .seconds(20))
+            body: Data(#"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#.utf8)), timeout: TestTime.scaled(.seconds(20)))
         #expect(reply.status == 200)
         let traceResponse = try #require(reply.headers["traceresponse"])
         #expect(traceResponse.split(separator: "-").map(String.init).dropFirst().first == traceID, "\(traceResponse)")
@@ -122,7 +122,7 @@ struct TracingTests {
                     let reply = try await client.reply(Plantguide_Identification_V1_IdentificationService.identify, .with {
                         $0.method = .onDevice
                         $0.images = [.with { $0.data = photo }]
-                    }, options: .init(timeout: .seconds(20), metadata: ["traceparent": "00-\(trace)-b7ad6b7169203331-01"]))
+                    }, options: .init(timeout: TestTime.scaled(.seconds(20)), metadata: ["traceparent": "00-\(trace)-b7ad6b7169203331-01"]))
                     #expect(reply.message.source == .onDevice && reply.traceID == trace)
                 }
             }
