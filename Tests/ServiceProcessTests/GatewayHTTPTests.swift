@@ -121,7 +121,8 @@ struct GatewayHTTPTests {
         let original = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)"], timeout: TestTime.scaled(.seconds(20)))
         #expect(original.status == 200 && original.body == jpeg && original.headers["content-type"] == "image/jpeg")
         #expect(original.headers["etag"] == "\"\(sha)\"" && original.headers["cache-control"]?.contains("immutable") == true)
-        let again = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)", "If-None-Match": "\"\(sha)\""], timeout: TestTime.scaled(.seconds(20)))
+        let again = try await http.get(photoURL, headers: ["Authorization": "Bearer \(ana)", "If-None-Match": "\"\(sha)\""],
+                                       timeout: TestTime.scaled(.seconds(20)))
         #expect(again.status == 304 && again.body.isEmpty)
         let thumbnail = try await http.get(URL(string: photoURL.absoluteString + "?size=256")!, headers: ["Authorization": "Bearer \(ana)"],
                                            timeout: TestTime.scaled(.seconds(20)))
