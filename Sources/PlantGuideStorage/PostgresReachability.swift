@@ -56,15 +56,18 @@ final class PostgresReachability: Sendable {
         state = Mutex(State(lastAnswer: ProcessLateness.shared.now()))
     }
 
-    /// The monitor of `key`'s server, started by its first store; `configuration` connects its probe.
-    static func acquire(_ key: Key, configuration: PostgresConnection.Configuration, logger: Logger) -> PostgresReachability {
+    /// The monitor of `key`'s server, started by its first store; `configuration` makes its probe's connection
+    /// settings, asked only then.
+    static func acquire(
+        _ key: Key, logger: Logger, configuration: () throws -> PostgresConnection.Configuration
+    ) throws -> PostgresReachability {
         ProcessLateness.shared.start()
-        let (monitor, first) = monitors.withLock { monitors in
+        let (monitor, first) = try monitors.withLock { monitors in
             if let monitor = monitors[key] {
                 monitor.state.withLock { $0.stores += 1 }
                 return (monitor, false)
             }
-            let monitor = PostgresReachability(key: key, configuration: configuration, logger: logger)
+            let monitor = PostgresReachability(key: key, configuration: try configuration(), logger: logger)
             monitor.state.withLock { $0.stores = 1 }
             monitors[key] = monitor
             return (monitor, true)

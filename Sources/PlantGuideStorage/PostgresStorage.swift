@@ -38,8 +38,6 @@ public final class PostgresStorage: Sendable {
     /// The longest a call waits for the server (a connection, then its statements) before it is UNAVAILABLE, on the
     /// awake clock.
     let operationTimeout: Duration
-    /// How long the server may give no answer at all before it counts as gone, on the awake clock.
-    let outageAfter: Duration
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// Whether the server answers, shared with the process's other stores of the same server and patience.
     private let reachability: PostgresReachability
@@ -54,17 +52,20 @@ public final class PostgresStorage: Sendable {
         configuration.options.connectTimeout = .seconds(2)
         // Every connection works in the service's schema: its tables need no qualification.
         configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
-        var probe = PostgresConnection.Configuration(
-            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-            database: settings.database, tls: try Self.connectionTLS(settings.tls))
-        probe.options.connectTimeout = .seconds(1)
-        reachability = PostgresReachability.acquire(
+        // The probe's connection is made only by the first store of its server: the others share its monitor.
+        reachability = try PostgresReachability.acquire(
             .init(host: settings.host, port: settings.port, database: settings.database, user: settings.user, outageAfter: outageAfter),
-            configuration: probe, logger: logger)
+            logger: logger
+        ) {
+            var probe = PostgresConnection.Configuration(
+                host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                database: settings.database, tls: try Self.connectionTLS(settings.tls))
+            probe.options.connectTimeout = .seconds(1)
+            return probe
+        }
         self.settings = settings
         self.logger = logger
         self.operationTimeout = operationTimeout
-        self.outageAfter = outageAfter
         self.observer = observer
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }

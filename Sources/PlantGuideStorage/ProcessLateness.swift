@@ -44,9 +44,6 @@ final class ProcessLateness: Sendable {
         }
     }
 
-    /// The lateness accounted for since the meter started (for logs and tests).
-    var total: Duration { state.withLock { $0.total } }
-
     /// The awake time after `elapsed` of wall time, `total` of it late and `overdue` late but not yet accounted for.
     static func awake(elapsed: Duration, total: Duration, overdue: Duration) -> Duration {
         elapsed - total - max(.zero, overdue)
