@@ -295,5 +295,5 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             executableExtra: ["PlantGuideStorage"],
-            resources: [.copy("Resources/openapi.json")])
+            resources: [.copy("Resources/openapi.json"), .copy("PasswordLists/common-passwords.txt")])
 )

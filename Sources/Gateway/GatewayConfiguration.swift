@@ -17,10 +17,20 @@ public struct GatewayConfiguration: Sendable {
     public var retryInterval: Duration = .seconds(2)
     /// Calls a second each token may make (bursts of twice that); 0 for no limit. Default 50.
     public var callsPerSecond = 50
+    /// Whether anyone may open an account (CreateAccount). Default open.
+    public var signUp = SignUpPolicy.open
     /// CurveZMQ towards the services (and scheduling's reminders); nil for plain TCP.
     public var curve: CurveClientSecurity?
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
+}
+
+/// Who may open an account with CreateAccount (`POST /v1/accounts`).
+public enum SignUpPolicy: String, Sendable, CaseIterable {
+    /// Anyone who can reach the gateway.
+    case open
+    /// No one: an operator adds users (`plantguide-gateway users add`).
+    case closed
 }

@@ -15,6 +15,7 @@ public final class GatewayRPCService: RPCService {
     let identificationSettings: IdentificationSettingsStore
     let households: HouseholdStore
     let authenticator: CallerAuthenticator
+    let passwords: PasswordAccounts
     /// The scheduling service's reminders, for the HTTP front's live streams. Run it beside the HTTP front, after
     /// it in a service group, so that it ends the streams before the front drains.
     public let reminders: ReminderRelay
@@ -43,6 +44,7 @@ public final class GatewayRPCService: RPCService {
         reminders = try ReminderRelay(publishers: RPCTarget(parsing: configuration.reminders), curve: configuration.curve)
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
+        passwords = PasswordAccounts(accounts: accounts, records: records, hasher: PasswordHasher(), policy: configuration.signUp)
         self.logger = logger
     }
 
@@ -106,6 +108,16 @@ public final class GatewayRPCService: RPCService {
                     scope: scope, deadline: context.deadline, traceID: context.traceID)
                 return try await body(request, caller)
             }
+        }
+        // The two methods that need no token: they are how a person gets one.
+        let passwords = self.passwords
+        router.register(Methods.createAccount) { request, _ in
+            let issued = try await passwords.signUp(name: request.name, password: request.password)
+            return .with { $0.userID = issued.userID; $0.token = issued.secret }
+        }
+        router.register(Methods.createSession) { request, _ in
+            let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: nil)
+            return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
         authenticated(Methods.identifyPlant, .ownOnly) { try await identifyAndStatus.identify($0, as: $1) }
         authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }

@@ -59,6 +59,10 @@ struct Serve: AsyncParsableCommand {
         valueName: "n"))
     var rateLimit: Int?
     @Option(name: .long, help: ArgumentHelp(
+        "Who may open an account with POST /v1/accounts: open (anyone) or closed (only `users add`) "
+            + "(env PLANTGUIDE_SIGNUP). Default: open.", valueName: "policy"))
+    var signup: String?
+    @Option(name: .long, help: ArgumentHelp(
         "HOST:PORT of the HTTP/JSON front (env PLANTGUIDE_HTTP_BIND). Default: 127.0.0.1:7080 (0.0.0.0:7080 listens everywhere).",
         valueName: "host:port"))
     var httpBind: String?
@@ -90,6 +94,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("the rate limit must be 0 to 1000000 calls a second, not '\(rateText)'")
         }
         configuration.callsPerSecond = rate
+        let signUpText = setting(signup, "PLANTGUIDE_SIGNUP", in: environment) ?? "open"
+        guard let signUp = SignUpPolicy(rawValue: signUpText) else {
+            throw ValidationError("--signup is open or closed, not '\(signUpText)'")
+        }
+        configuration.signUp = signUp
         do {
             configuration.curve = try CurveClientSecurity.resolve(clientKeyFile: curveClientKeyFile, serverKeyFile: curveServerKeyFile,
                                                                   environment: environment)

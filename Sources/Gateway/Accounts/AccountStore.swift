@@ -31,9 +31,7 @@ public struct AccountStore: Sendable {
     /// Creates a user named `name` (1–100 characters of letters, digits, '.', '_', '-', '@') with a first token.
     /// - Throws: `AccountError` when the name is taken or malformed.
     public func addUser(name: String) async throws -> IssuedToken {
-        guard (1...100).contains(name.count), name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) }) else {
-            throw AccountError("a user name is 1 to 100 letters, digits, '.', '_', '-' or '@'")
-        }
+        if let problem = Self.problem(withName: name) { throw AccountError(problem) }
         let userID = "u_" + Self.randomHex(bytes: 8)
         let (token, secret) = newToken()
         try await records.addUser(id: userID, name: name, token: token)
@@ -55,6 +53,14 @@ public struct AccountStore: Sendable {
     /// - Returns: whether an active token had that id.
     public func revoke(tokenID: String) async throws -> Bool {
         try await records.revoke(tokenID: tokenID, at: now().timeIntervalSince1970)
+    }
+
+    /// Why `name` cannot name a user, or nil when it can.
+    static func problem(withName name: String) -> String? {
+        guard (1...100).contains(name.count), name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) }) else {
+            return "a user name is 1 to 100 letters, digits, '.', '_', '-' or '@'"
+        }
+        return nil
     }
 
     /// Whether `token` could be one of ours at all ("pg_…", at most 200 bytes): anything else is refused unread.
@@ -93,7 +99,7 @@ public struct AccountStore: Sendable {
     }
 
     /// A new token to store and the secret to hand out once.
-    private func newToken() -> (StoredToken, String) {
+    func newToken() -> (StoredToken, String) {
         let tokenID = Self.randomHex(bytes: 6)
         let secret = "pg_\(tokenID)_\(Self.randomHex(bytes: 24))"
         return (StoredToken(id: tokenID, hash: Self.sha256(secret), createdAt: now().timeIntervalSince1970), secret)

@@ -93,6 +93,21 @@ public enum GatewayDatabase {
                 DROP INDEX pendingCareBySince;
                 """)
         }
+        migrator.registerMigration("v7: passwords and sign-in back-off") { db in
+            try db.execute(sql: """
+                CREATE TABLE password (
+                    userID TEXT PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    hash TEXT NOT NULL,
+                    updatedAt REAL NOT NULL
+                );
+                CREATE TABLE signInFailure (
+                    key TEXT PRIMARY KEY,
+                    failures INTEGER NOT NULL,
+                    blockedUntil REAL NOT NULL,
+                    lastFailure REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -27,6 +27,23 @@ public protocol GatewayRecords: Sendable {
     func deleteCalendarLink(userID: String) async throws -> Bool
     func owner(ofCalendarHash hash: Data) async throws -> String?
 
+    // MARK: Passwords and sign-in back-off
+
+    /// Adds a user who signed up with a password: the user, the password's Argon2id string and a first token, at once.
+    /// - Throws: ``AccountError`` when the name is taken.
+    func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws
+    /// The user id and password hash of the user named `name`; nil when there is no such user or they have no
+    /// password (made by an operator with `users add`).
+    func password(ofName name: String) async throws -> (userID: String, hash: String)?
+    /// The latest time until which any of `keys` (``SignInBackoff``'s) is blocked; 0 when none is.
+    func signInBlockedUntil(keys: [String]) async throws -> Double
+    /// Counts a failed sign-in against each of `keys` and blocks each for `delay(failures)` seconds from `now`.
+    /// A key whose last failure is older than `forgetAfter` seconds starts again from zero.
+    func noteSignInFailure(keys: [String], at now: Double, forgetAfter: Double,
+                           delay: @escaping @Sendable (_ key: String, _ failures: Int) -> Double) async throws
+    /// Forgets the failures of `key` (after a successful sign-in).
+    func forgetSignInFailures(key: String) async throws
+
     // MARK: Households
 
     /// Shares `ownerID`'s collection with the user named `memberName`, or changes its access; nil when there is no

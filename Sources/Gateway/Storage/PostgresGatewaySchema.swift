@@ -117,5 +117,24 @@ enum PostgresGatewaySchema {
             )
             """,
         ]),
+        // Passwords of people who signed up themselves, and failed sign-ins per name (and client address), shared
+        // by the replicas so that back-off holds whichever replica a guess reaches.
+        PostgresMigration(4, "passwords and sign-in back-off", [
+            """
+            CREATE TABLE password (
+                user_id text COLLATE "C" PRIMARY KEY REFERENCES app_user (id) ON DELETE CASCADE,
+                hash text NOT NULL,
+                updated_at double precision NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE sign_in_failure (
+                key text COLLATE "C" PRIMARY KEY,
+                failures integer NOT NULL,
+                blocked_until double precision NOT NULL,
+                last_failure double precision NOT NULL
+            )
+            """,
+        ]),
     ]
 }

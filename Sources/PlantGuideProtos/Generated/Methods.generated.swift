@@ -351,8 +351,22 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "GET", path: "/v1/status", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/CreateAccount`
+    public static let createAccount = RPCMethod<Plantguide_Gateway_V1_CreateAccountRequest, Plantguide_Gateway_V1_CreateAccountResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreateAccount",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/accounts", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/CreateSession`
+    public static let createSession = RPCMethod<Plantguide_Gateway_V1_CreateSessionRequest, Plantguide_Gateway_V1_CreateSessionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreateSession",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/sessions", body: "*")
+    )
+
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

@@ -1,0 +1,89 @@
+import Foundation
+import PlantGuideRPC
+
+/// People who open an account themselves: sign-up and sign-in with a name and a password, each answered with a
+/// bearer token (the same kind `users add` makes, for the app, the CLI and RPC callers).
+///
+/// What it guards against:
+/// - guessing: a wrong password counts against the name (and the client's address, when the front knows it) in
+///   the gateway's database, so the back-off holds on every replica (``SignInBackoff``);
+/// - enumeration: an unknown name and a wrong password get the same answer, after the same Argon2id work (the
+///   hasher's decoy), and names without an account back off like names with one;
+/// - weak passwords: ``PasswordPolicy``;
+/// - floods: ``PasswordHasher`` runs at most one hash per core and refuses beyond its queue.
+struct PasswordAccounts: Sendable {
+    let accounts: AccountStore
+    let records: any GatewayRecords
+    let hasher: PasswordHasher
+    let policy: SignUpPolicy
+    var now: @Sendable () -> Date = Date.init
+
+    /// Opens an account named `name` with `password` and returns its first token.
+    /// - Throws: PERMISSION_DENIED when sign-up is closed; INVALID_ARGUMENT for a malformed name or a refused
+    ///   password (the message says why); ALREADY_EXISTS when the name is taken; RESOURCE_EXHAUSTED when too many
+    ///   passwords are being hashed.
+    func signUp(name: String, password: String) async throws -> AccountStore.IssuedToken {
+        guard policy == .open else {
+            throw RPCError(.permissionDenied, "sign-up is closed here: ask the operator for an account")
+        }
+        if let problem = AccountStore.problem(withName: name) { throw RPCError(.invalidArgument, problem) }
+        if let problem = PasswordPolicy.problem(with: password, name: name) { throw RPCError(.invalidArgument, problem) }
+        let hash = try await hasher.hash(password)
+        let (token, secret) = accounts.newToken()
+        let userID = "u_" + AccountStore.randomHex(bytes: 8)
+        do {
+            try await records.addUser(id: userID, name: name, passwordHash: hash, token: token)
+        } catch let error as AccountError {
+            throw RPCError(.alreadyExists, error.description)
+        }
+        return AccountStore.IssuedToken(userID: userID, tokenID: token.id, secret: secret)
+    }
+
+    /// Checks `name` and `password` and returns a new token for the account.
+    /// - Parameter clientAddress: the caller's network address, when the front knows it: failures count against it
+    ///   too, so one client cannot guess across many names.
+    /// - Throws: UNAUTHENTICATED "the name or the password is wrong" for an unknown name and a wrong password alike;
+    ///   RESOURCE_EXHAUSTED while the name or address backs off (with the time to wait) or when too many passwords
+    ///   are being hashed.
+    func signIn(name: String, password: String, clientAddress: String?) async throws -> AccountStore.IssuedToken {
+        let keys = SignInBackoff.keys(name: name, clientAddress: clientAddress)
+        let time = now().timeIntervalSince1970
+        let blockedUntil = try await records.signInBlockedUntil(keys: keys)
+        if blockedUntil > time {
+            throw RPCError(.resourceExhausted, "too many failed sign-ins: wait \(Int((blockedUntil - time).rounded(.up))) s")
+                .retry(after: .milliseconds(Int64(((blockedUntil - time) * 1_000).rounded(.up))))
+        }
+        let stored = try await records.password(ofName: name)
+        guard try await hasher.verify(password, against: stored?.hash), let stored else {
+            try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter,
+                                                delay: SignInBackoff.delay)
+            throw RPCError(.unauthenticated, "the name or the password is wrong")
+        }
+        try await records.forgetSignInFailures(key: SignInBackoff.nameKey(name))
+        let (token, secret) = accounts.newToken()
+        _ = try await records.addToken(userName: name, token: token)
+        return AccountStore.IssuedToken(userID: stored.userID, tokenID: token.id, secret: secret)
+    }
+}
+
+/// How failed sign-ins slow further tries: per name, the first four failures are free, then each blocks the name
+/// for twice as long as the one before (1 s, 2 s, 4 s … at most 15 minutes); per client address, the first 20 are
+/// free (many people may share one address), then the same. Failures older than an hour are forgotten.
+enum SignInBackoff {
+    static let forgetAfter: Double = 3_600
+    static let longest: Double = 900
+
+    static func nameKey(_ name: String) -> String { "name:" + name }
+    static func addressKey(_ address: String) -> String { "address:" + address }
+
+    static func keys(name: String, clientAddress: String?) -> [String] {
+        [nameKey(name)] + (clientAddress.map { [addressKey($0)] } ?? [])
+    }
+
+    /// Seconds a key is blocked for after its `failures`th failure in a row.
+    @Sendable static func delay(key: String, failures: Int) -> Double {
+        let free = key.hasPrefix("address:") ? 20 : 4
+        guard failures > free else { return 0 }
+        return min(longest, pow(2, Double(failures - free - 1)))
+    }
+}

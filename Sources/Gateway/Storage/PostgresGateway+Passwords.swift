@@ -1,0 +1,59 @@
+import Foundation
+import PlantGuideStorage
+import PostgresNIO
+
+extension PostgresGateway {
+    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
+        try await database.write { session in
+            let added = try await session.count("""
+                INSERT INTO app_user (id, name, created_at) VALUES (\(id), \(name), \(token.createdAt)) ON CONFLICT (name) DO NOTHING RETURNING 1
+                """)
+            guard added > 0 else { throw AccountError("a user named '\(name)' exists already") }
+            try await session.query("INSERT INTO password (user_id, hash, updated_at) VALUES (\(id), \(passwordHash), \(token.createdAt))")
+            try await session.query("""
+                INSERT INTO token (id, user_id, hash, created_at) VALUES (\(token.id), \(id), \(token.hash), \(token.createdAt))
+                """)
+        }
+    }
+
+    public func password(ofName name: String) async throws -> (userID: String, hash: String)? {
+        try await database.read { session in
+            try await session.all("""
+                SELECT app_user.id, password.hash FROM app_user JOIN password ON password.user_id = app_user.id WHERE app_user.name = \(name)
+                """, as: (String, String).self).first.map { (userID: $0.0, hash: $0.1) }
+        }
+    }
+
+    public func signInBlockedUntil(keys: [String]) async throws -> Double {
+        guard !keys.isEmpty else { return 0 }
+        return try await database.read { session in
+            let until: [Double?] = try await session.all("SELECT max(blocked_until) FROM sign_in_failure WHERE key = ANY(\(keys))",
+                                                         as: Double?.self)
+            return (until.first ?? nil) ?? 0
+        }
+    }
+
+    public func noteSignInFailure(keys: [String], at now: Double, forgetAfter: Double,
+                                  delay: @escaping @Sendable (String, Int) -> Double) async throws {
+        try await database.write { session in
+            // Sorted, so that two replicas counting the same keys lock their rows in the same order.
+            for key in keys.sorted() {
+                let counted: [Int] = try await session.all("""
+                    INSERT INTO sign_in_failure AS failure (key, failures, blocked_until, last_failure) VALUES (\(key), 1, \(now), \(now))
+                    ON CONFLICT (key) DO UPDATE SET
+                        failures = CASE WHEN \(now) - failure.last_failure < \(forgetAfter) THEN failure.failures + 1 ELSE 1 END,
+                        last_failure = \(now)
+                    RETURNING failures
+                    """, as: Int.self)
+                let failures = counted.first ?? 1
+                try await session.query("UPDATE sign_in_failure SET blocked_until = \(now + delay(key, failures)) WHERE key = \(key)")
+            }
+        }
+    }
+
+    public func forgetSignInFailures(key: String) async throws {
+        try await database.write { session in
+            try await session.query("DELETE FROM sign_in_failure WHERE key = \(key)")
+        }
+    }
+}

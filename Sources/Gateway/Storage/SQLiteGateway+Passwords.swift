@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+
+extension SQLiteGateway {
+    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == nil else {
+                throw AccountError("a user named '\(name)' exists already")
+            }
+            try db.execute(sql: "INSERT INTO user (id, name, createdAt) VALUES (?, ?, ?)", arguments: [id, name, token.createdAt])
+            try db.execute(sql: "INSERT INTO password (userID, hash, updatedAt) VALUES (?, ?, ?)", arguments: [id, passwordHash, token.createdAt])
+            try db.execute(sql: "INSERT INTO token (id, userID, hash, createdAt) VALUES (?, ?, ?, ?)",
+                           arguments: [token.id, id, token.hash, token.createdAt])
+        }
+    }
+
+    public func password(ofName name: String) async throws -> (userID: String, hash: String)? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT user.id, password.hash FROM user JOIN password ON password.userID = user.id WHERE user.name = ?",
+                             arguments: [name]).map { (userID: $0[0], hash: $0[1]) }
+        }
+    }
+
+    public func signInBlockedUntil(keys: [String]) async throws -> Double {
+        guard !keys.isEmpty else { return 0 }
+        return try await writer.read { db in
+            let marks = databaseQuestionMarks(count: keys.count)
+            return try Double.fetchOne(db, sql: "SELECT max(blockedUntil) FROM signInFailure WHERE key IN (\(marks))",
+                                       arguments: StatementArguments(keys)) ?? 0
+        }
+    }
+
+    public func noteSignInFailure(keys: [String], at now: Double, forgetAfter: Double,
+                                  delay: @escaping @Sendable (String, Int) -> Double) async throws {
+        try await writer.write { db in
+            for key in keys {
+                let row = try Row.fetchOne(db, sql: "SELECT failures, lastFailure FROM signInFailure WHERE key = ?", arguments: [key])
+                let earlier: Int = row.flatMap { now - ($0[1] as Double) < forgetAfter ? $0[0] : nil } ?? 0
+                let failures = earlier + 1
+                try db.execute(sql: """
+                    INSERT INTO signInFailure (key, failures, blockedUntil, lastFailure) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, blockedUntil = excluded.blockedUntil,
+                                                    lastFailure = excluded.lastFailure
+                    """, arguments: [key, failures, now + delay(key, failures), now])
+            }
+        }
+    }
+
+    public func forgetSignInFailures(key: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM signInFailure WHERE key = ?", arguments: [key])
+        }
+    }
+}

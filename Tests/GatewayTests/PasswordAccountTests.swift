@@ -1,0 +1,181 @@
+import Foundation
+@testable import Gateway
+import PlantGuideRPC
+import PlantGuideStorage
+import PlantGuideTestSupport
+import Synchronization
+import Testing
+
+/// Sign-up and sign-in with a password (PasswordAccounts) on each backend: tokens that work, refused passwords, no
+/// account enumeration, back-off shared by replicas.
+@Suite("Gateway: accounts people open with a password")
+struct PasswordAccountTests {
+    /// A clock the test moves.
+    final class TestClock: Sendable {
+        private let seconds = Mutex<Double>(1_800_000_000)
+        var now: Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+        func advance(_ by: Double) { seconds.withLock { $0 += by } }
+    }
+
+    /// Records on `backend`: a new SQLite file, or a schema of its own in the tests' PostgreSQL.
+    private static func records(_ backend: TestBackend) async throws -> any GatewayRecords {
+        switch backend {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passwords-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return try SQLiteGateway.open(folder: folder)
+        case .postgres:
+            return PostgresGateway(try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations))
+        }
+    }
+
+    private static func accounts(_ records: any GatewayRecords, clock: TestClock = TestClock(), policy: SignUpPolicy = .open,
+                                 hasher: PasswordHasher = PasswordHasher()) -> PasswordAccounts {
+        var accounts = PasswordAccounts(accounts: AccountStore(records: records, now: { clock.now }), records: records,
+                                        hasher: hasher, policy: policy)
+        accounts.now = { clock.now }
+        return accounts
+    }
+
+    private static func code(of body: () async throws -> Void) async -> RPCError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as RPCError {
+            return error.code
+        } catch {
+            return .unknown
+        }
+    }
+
+    @Test("sign up, then sign in on another device: each gets a token the gateway knows as the same user", arguments: TestBackend.allCases)
+    func signUpAndIn(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let passwords = Self.accounts(records)
+        let store = AccountStore(records: records)
+
+        let opened = try await passwords.signUp(name: "ana", password: "basil needs water")
+        let signedIn = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
+        #expect(opened.userID == signedIn.userID && opened.secret != signedIn.secret)
+        for secret in [opened.secret, signedIn.secret] {
+            #expect(try await store.owner(ofTokenHash: AccountStore.sha256(secret))?.userID == opened.userID)
+        }
+        #expect(try await store.users().map(\.name) == ["ana"])
+        let stored = try #require(try await records.password(ofName: "ana"))
+        #expect(stored.hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"), "OWASP's parameters: \(stored.hash.prefix(32))")
+        #expect(!stored.hash.contains("basil"))
+
+        #expect(await Self.code { _ = try await passwords.signUp(name: "ana", password: "another long secret") } == .alreadyExists)
+    }
+
+    @Test("passwords too short, too long, equal to the name or common are refused, saying why")
+    func policy() async throws {
+        let passwords = Self.accounts(try await Self.records(.sqlite))
+        let refused: [(String, String, String)] = [
+            ("short", "ana", "at least 10"), (String(repeating: "x", count: 129), "ana", "at most 128"),
+            ("ana.garcia", "ana.garcia", "name"), ("password123", "ana", "most common"), ("Qwertyuiop", "ana", "most common"),
+        ]
+        for (password, name, reason) in refused {
+            do {
+                _ = try await passwords.signUp(name: name, password: password)
+                Issue.record("'\(password)' was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == .invalidArgument && error.message.contains(reason), "\(error.message)")
+            }
+        }
+        #expect(await Self.code { _ = try await passwords.signUp(name: "ana garcía!", password: "a long fine secret") } == .invalidArgument)
+        #expect(PasswordPolicy.common.count > 19_000)
+    }
+
+    @Test("with sign-up closed no one opens an account; users added by an operator have no password to sign in with")
+    func closed() async throws {
+        let records = try await Self.records(.sqlite)
+        let passwords = Self.accounts(records, policy: .closed)
+        #expect(await Self.code { _ = try await passwords.signUp(name: "ana", password: "basil needs water") } == .permissionDenied)
+        _ = try await AccountStore(records: records).addUser(name: "bob")
+        #expect(await Self.code { _ = try await passwords.signIn(name: "bob", password: "basil needs water", clientAddress: nil) }
+            == .unauthenticated)
+    }
+
+    @Test("an unknown name and a wrong password get the same answer after the same Argon2id work", arguments: TestBackend.allCases)
+    func noEnumeration(backend: TestBackend) async throws {
+        let hasher = PasswordHasher()
+        let passwords = Self.accounts(try await Self.records(backend), hasher: hasher)
+        _ = try await passwords.signUp(name: "ana", password: "basil needs water")
+
+        var answers: [String] = []
+        for name in ["ana", "nobody"] {
+            let before = hasher.checkCount
+            do {
+                _ = try await passwords.signIn(name: name, password: "wrong but long enough", clientAddress: nil)
+            } catch let error as RPCError {
+                answers.append("\(error.code) \(error.message)")
+            }
+            #expect(hasher.checkCount - before == 1, "\(name): one Argon2id check")
+        }
+        #expect(answers.count == 2 && answers[0] == answers[1], "\(answers)")
+        #expect(answers.first == "\(RPCError.Code.unauthenticated) the name or the password is wrong")
+    }
+
+    @Test("four failed sign-ins are free, then the name backs off, doubling, on every replica; the right password later clears it",
+          arguments: TestBackend.allCases)
+    func backoff(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let clock = TestClock()
+        // Two replicas: on PostgreSQL they share the records, as two gateway processes do.
+        let first = Self.accounts(records, clock: clock)
+        let second = Self.accounts(records, clock: clock)
+        _ = try await first.signUp(name: "ana", password: "basil needs water")
+
+        for attempt in 1...4 {
+            let replica = attempt.isMultiple(of: 2) ? second : first
+            #expect(await Self.code { _ = try await replica.signIn(name: "ana", password: "guess number \(attempt)", clientAddress: nil) }
+                == .unauthenticated)
+        }
+        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "guess number 5", clientAddress: nil) } == .unauthenticated)
+        // The fifth failure blocked the name for 1 s: even the right password waits, and the answer says how long.
+        do {
+            _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
+            Issue.record("signed in while backing off")
+        } catch let error as RPCError {
+            #expect(error.code == .resourceExhausted && error.message.contains("wait 1 s"), "\(error.message)")
+        }
+        clock.advance(1.5)
+        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "guess number 6", clientAddress: nil) } == .unauthenticated)
+        clock.advance(1.5)
+        #expect(await Self.code { _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
+            == .resourceExhausted, "the sixth failure blocked for 2 s")
+        clock.advance(1)
+        _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
+        #expect(try await records.signInBlockedUntil(keys: [SignInBackoff.nameKey("ana")]) == 0, "a success forgets the failures")
+
+        // Names without an account back off the same way (no enumeration by back-off).
+        for attempt in 1...5 {
+            _ = await Self.code { _ = try await first.signIn(name: "nobody", password: "guess number \(attempt)", clientAddress: nil) }
+        }
+        #expect(await Self.code { _ = try await second.signIn(name: "nobody", password: "guess", clientAddress: nil) } == .resourceExhausted)
+    }
+
+    @Test("back-off doubles to at most 15 minutes; an address gets 20 free failures; an hour forgets")
+    func schedule() {
+        #expect((1...4).map { SignInBackoff.delay(key: "name:ana", failures: $0) } == [0, 0, 0, 0])
+        #expect((5...8).map { SignInBackoff.delay(key: "name:ana", failures: $0) } == [1, 2, 4, 8])
+        #expect(SignInBackoff.delay(key: "name:ana", failures: 40) == 900)
+        #expect(SignInBackoff.delay(key: "address:127.0.0.1", failures: 20) == 0)
+        #expect(SignInBackoff.delay(key: "address:127.0.0.1", failures: 21) == 1)
+        #expect(SignInBackoff.forgetAfter == 3_600)
+    }
+
+    @Test("a flood of hashes beyond the queue is refused at once, not queued")
+    func flood() async throws {
+        let hasher = PasswordHasher(threads: 1, maxWaiting: 2)
+        let outcomes = await withTaskGroup(of: RPCError.Code?.self) { group in
+            for index in 0..<12 {
+                group.addTask { await Self.code { _ = try await hasher.hash("password number \(index)") } }
+            }
+            return await group.reduce(into: [RPCError.Code?]()) { $0.append($1) }
+        }
+        #expect(outcomes.contains(.resourceExhausted), "\(outcomes)")
+        #expect(outcomes.contains(nil), "some were hashed")
+    }
+}
