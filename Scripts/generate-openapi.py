@@ -17,6 +17,8 @@ from google.protobuf import descriptor_pb2
 from proto_descriptors import http_rule
 
 SERVICE = "plantguide.gateway.v1.GatewayService"
+# The gateway's methods that need no bearer token (GatewayRPCService registers them without authentication).
+PUBLIC_METHODS = {"CreateAccount", "CreateSession"}
 T = descriptor_pb2.FieldDescriptorProto
 
 SCALARS = {
@@ -190,6 +192,10 @@ def main(path):
                     },
                     "security": [{"bearer": []}],
                 }
+                if method.name in PUBLIC_METHODS:
+                    # How a person gets a token: no token, and no shared collection to act on.
+                    operation["security"] = []
+                    operation["parameters"] = [p for p in operation["parameters"] if "$ref" not in p]
                 if response_body:
                     # The field is the whole answer: a photo's bytes, served as the image itself.
                     operation["responses"]["200"] = {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},

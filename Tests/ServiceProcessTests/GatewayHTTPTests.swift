@@ -33,6 +33,21 @@ struct GatewayHTTPTests {
         let anonymous = try await send(stack, "GET", "/v1/plants", token: nil)
         #expect(anonymous.status == 401 && (anonymous.body["error"] as? [String: Any])?["status"] as? String == "UNAUTHENTICATED")
 
+        // A person opens an account without a token, signs in on a second device, and both tokens work.
+        let opened = try await send(stack, "POST", "/v1/accounts", token: nil, json: #"{"name": "cleo", "password": "basil needs water"}"#)
+        let cleo = try #require(opened.body["token"] as? String, "\(opened.status) \(opened.body)")
+        let wrong = try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "cleo", "password": "not her password"}"#)
+        let unknown = try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "nobody", "password": "not her password"}"#)
+        #expect(wrong.status == 401 && unknown.status == 401)
+        #expect((wrong.body["error"] as? [String: Any])?["message"] as? String == (unknown.body["error"] as? [String: Any])?["message"] as? String)
+        let session = try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "cleo", "password": "basil needs water"}"#)
+        let secondDevice = try #require(session.body["token"] as? String, "\(session.status) \(session.body)")
+        for token in [cleo, secondDevice] {
+            #expect(try await send(stack, "GET", "/v1/plants", token: token).status == 200)
+        }
+        let common = try await send(stack, "POST", "/v1/accounts", token: nil, json: #"{"name": "dan", "password": "password123"}"#)
+        #expect(common.status == 400, "\(common.body)")
+
         let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240)).base64EncodedString()
         let identified = try await send(stack, "POST", "/v1/identifications", token: token,
                                         json: #"{"images": [{"data": "\#(photo)", "organ": "ORGAN_LEAF"}], "method": "IDENTIFICATION_METHOD_PLANTNET"}"#)
