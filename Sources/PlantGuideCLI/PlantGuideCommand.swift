@@ -10,7 +10,7 @@ struct PlantGuideCommand: AsyncParsableCommand {
         abstract: "Command-line client of PlantGuide: your plants and tasks through the gateway, and raw RPC for operators.",
         discussion: "Start with: plantguide login http://127.0.0.1:7080 <token from plantguide-gateway users add NAME>",
         subcommands: [
-            LoginCommand.self, IdentifyCommand.self, PlantsCommand.self, CareCommand.self, TasksCommand.self, DoneCommand.self,
+            LoginCommand.self, SignupCommand.self, IdentifyCommand.self, PlantsCommand.self, CareCommand.self, TasksCommand.self, DoneCommand.self,
             ExportCommand.self, ImportCommand.self, ShareCommand.self, UnshareCommand.self, SharesCommand.self,
             RPCCommand.self, LoadtestCommand.self, KeysCommand.self,
         ])

@@ -152,7 +152,8 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, share, with clear errors", arguments: TestBackend.allCases)
+    @Test("the plantguide client: login, add, list, show, tasks, done, export, rm, import, share, signup, with clear errors",
+          arguments: TestBackend.allCases)
     func client(backend: TestBackend) async throws {
         let stack = try await GatewayJourneyTests.Stack(backend)
         let token = try await stack.token(for: "ana")
@@ -232,6 +233,24 @@ struct GatewayHTTPTests {
         #expect(shared.status == 0 && shares.output.contains("you → bob") && shares.output.contains("read-only"), "\(shares.output)")
         #expect(bobsView.status == 0 && bobsView.output.contains("monty"), "\(bobsView.output)")
         #expect(unshared.output.contains("no longer shared with bob"))
+
+        // Eve opens an account herself (the password from PLANTGUIDE_PASSWORD, as a script gives it), then signs in
+        // again by name on another device; a wrong password and a common one are refused with the gateway's words.
+        func asEve(_ password: String, _ arguments: String...) async throws -> ChildProcess.Outcome {
+            try await ChildProcess.run(BuildProducts.url(of: "plantguide"), arguments, environment: [
+                "PLANTGUIDE_CONFIG": folder.appendingPathComponent("eve.json").path, "PLANTGUIDE_URL": "", "PLANTGUIDE_TOKEN": "",
+                "PLANTGUIDE_PASSWORD": password,
+            ], mergingStandardError: true)
+        }
+        let weak = try await asEve("password123", "signup", stack.httpBase.absoluteString, "eve")
+        #expect(weak.status == 3 && weak.output.contains("most common"), "\(weak.output)")
+        let signedUp = try await asEve("basil needs water", "signup", stack.httpBase.absoluteString, "eve")
+        let evesPlants = try await asEve("", "plants", "list")
+        #expect(signedUp.status == 0 && signedUp.output.contains("signed up as eve") && evesPlants.status == 0, "\(signedUp.output)")
+        let wrong = try await asEve("not her password", "login", stack.httpBase.absoluteString, "--name", "eve")
+        #expect(wrong.status == 4 && wrong.output.contains("the name or the password is wrong"), "\(wrong.output)")
+        let again = try await asEve("basil needs water", "login", stack.httpBase.absoluteString, "--name", "eve")
+        #expect(again.status == 0 && again.output.contains("logged in"), "\(again.output)")
         await stack.stop()
     }
 

@@ -20,7 +20,8 @@ struct GatewayClient {
         guard let url = URL(string: configuration.url.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
             throw CLIFailure("the gateway URL '\(configuration.url)' is not a URL", status: 4)
         }
-        var headers = ["Authorization": "Bearer \(configuration.token)", "Accept": "application/json"]
+        var headers = ["Accept": "application/json"]
+        if !configuration.token.isEmpty { headers["Authorization"] = "Bearer \(configuration.token)" }
         var body = raw
         if let json {
             body = try JSONSerialization.data(withJSONObject: json)
