@@ -26,8 +26,10 @@ struct PasswordAccounts: Sendable {
         guard policy == .open else {
             throw RPCError(.permissionDenied, "sign-up is closed here: ask the operator for an account")
         }
-        if let problem = AccountStore.problem(withName: name) { throw RPCError(.invalidArgument, problem) }
-        if let problem = PasswordPolicy.problem(with: password, name: name) { throw RPCError(.invalidArgument, problem) }
+        if let problem = AccountStore.problem(withName: name) { throw RPCError.invalidArgument("name", .invalidFormat, problem) }
+        if let problem = PasswordPolicy.problem(with: password, name: name) {
+            throw RPCError.invalidArgument("password", problem.reason, problem.description)
+        }
         let hash = try await hasher.hash(password)
         let (token, secret) = accounts.newToken()
         let userID = "u_" + AccountStore.randomHex(bytes: 8)

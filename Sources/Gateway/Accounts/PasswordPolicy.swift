@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideRPC
 
 /// What sign-up and a password change accept: 10 to 128 characters, not the account's name, and not one of the
 /// 19,640 most common passwords in breaches (NIST SP 800-63B's advice: length and a blocklist, no composition
@@ -18,13 +19,14 @@ struct PasswordPolicy: Sendable {
         return Set(text.split(whereSeparator: \.isNewline))
     }()
 
-    /// Why `password` is refused for the account `name`, or nil when it is accepted.
-    static func problem(with password: String, name: String) -> String? {
-        if password.count < minimumLength { return "a password has at least \(minimumLength) characters" }
-        if password.count > maximumLength { return "a password has at most \(maximumLength) characters" }
+    /// Why `password` is refused for the account `name` (the field violation's reason and words), or nil when it
+    /// is accepted.
+    static func problem(with password: String, name: String) -> (reason: RPCErrorDetails.FieldViolation.Reason, description: String)? {
+        if password.count < minimumLength { return (.outOfRange, "a password has at least \(minimumLength) characters") }
+        if password.count > maximumLength { return (.tooLong, "a password has at most \(maximumLength) characters") }
         let lowered = password.lowercased()
-        if lowered == name.lowercased() { return "a password must not be the account's name" }
-        if common.contains(Substring(lowered)) { return "that password is among the most common ones: choose another" }
+        if lowered == name.lowercased() { return (.invalidFormat, "a password must not be the account's name") }
+        if common.contains(Substring(lowered)) { return (.invalidFormat, "that password is among the most common ones: choose another") }
         return nil
     }
 }
