@@ -12,7 +12,7 @@ struct ServiceLogTests {
     private let http = CurlHTTPClient()
 
     /// And a call's lines carry its trace id in each process it crosses.
-    @Test("JSON lines with time, level, service and message, joined by trace id; no token, API key, calendar secret or photo")
+    @Test("JSON lines with time, level, service and message, joined by trace id; no token, password, API key, calendar secret or photo")
     func jsonLogsWithoutSecrets() async throws {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("plantguide-logs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
@@ -52,6 +52,17 @@ struct ServiceLogTests {
         let secret = try #require(path.split(separator: "/").last.map { String($0.dropLast(".ics".count)) })
         let feed = try await http.get(URL(string: stack.httpBase.absoluteString + path)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
         #expect(feed.status == 200 && secret.count >= 32)
+        // A person signs up, fails a sign-in and signs in: neither password nor tokens may reach a log line.
+        let password = "basil-\(UUID().uuidString.prefix(8))-water"
+        var issued: [String] = []
+        for (path, body) in [("v1/accounts", password), ("v1/sessions", "wrong-\(password)"), ("v1/sessions", password)] {
+            let answer = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent(path),
+                                                         headers: ["Content-Type": "application/json"],
+                                                         body: Data(#"{"name": "cleo", "password": "\#(body)"}"#.utf8)),
+                                             timeout: TestTime.scaled(.seconds(20)))
+            if let token = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["token"] as? String { issued.append(token) }
+        }
+        #expect(issued.count == 2, "signed up and signed in once each")
         await stack.stop()
 
         var lines: [[String: Any]] = []
@@ -81,6 +92,8 @@ struct ServiceLogTests {
         let secrets = [
             ("the bearer token", token), ("the token's secret part", String(token.split(separator: "_").last ?? "")),
             ("the Pl@ntNet key", plantnetKey), ("the Trefle token", trefleToken), ("the calendar secret", secret),
+            ("a password", password), ("a wrong password", "wrong-\(password)"),
+            ("a signed-up token", issued.first ?? "?"), ("a signed-in token", issued.last ?? "?"), ("an Argon2id hash", "$argon2id$"),
             ("photo bytes in base64", photoPiece.base64EncodedString()),
             ("photo bytes in hex", photoPiece.map { String(format: "%02x", $0) }.joined()),
             ("photo bytes as they are", String(decoding: photoPiece, as: UTF8.self)),
