@@ -71,6 +71,8 @@ struct Caller: Sendable {
     var id: String
     var deadline: ContinuousClock.Instant
     var traceID: String?
+    /// The id of the token the call came with (its session), when it came with one.
+    var tokenID: String?
 }
 
 /// The gateway's ErrorInfo domain.

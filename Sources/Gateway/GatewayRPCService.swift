@@ -119,6 +119,22 @@ public final class GatewayRPCService: RPCService {
             let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: nil)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
+        authenticated(Methods.listSessions, .ownOnly) { _, caller in
+            let sessions = try await passwords.sessions(of: caller)
+            return .with { $0.sessions = sessions }
+        }
+        authenticated(Methods.deleteSession, .ownOnly) { request, caller in
+            let deleted = try await passwords.deleteSession(request.sessionID, of: caller)
+            return .with { $0.deleted = deleted }
+        }
+        authenticated(Methods.signOutOtherSessions, .ownOnly) { _, caller in
+            let count = try await passwords.signOutOthers(of: caller)
+            return .with { $0.signedOut = UInt32(count) }
+        }
+        authenticated(Methods.changePassword, .ownOnly) { request, caller in
+            let count = try await passwords.changePassword(current: request.currentPassword, new: request.newPassword, caller: caller)
+            return .with { $0.signedOut = UInt32(count) }
+        }
         authenticated(Methods.identifyPlant, .ownOnly) { try await identifyAndStatus.identify($0, as: $1) }
         authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }
         authenticated(Methods.getPlantDetails, .read) { try await plants.details($0.plantID, as: $1) }

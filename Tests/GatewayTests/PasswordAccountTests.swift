@@ -156,6 +156,54 @@ struct PasswordAccountTests {
         #expect(await Self.code { _ = try await second.signIn(name: "nobody", password: "guess", clientAddress: nil) } == .resourceExhausted)
     }
 
+    @Test("sessions: listed with the current one marked, one signed out, all others signed out; a new password ends the others",
+          arguments: TestBackend.allCases)
+    func sessions(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let clock = TestClock()
+        let passwords = Self.accounts(records, clock: clock)
+        let store = AccountStore(records: records)
+        func alive(_ token: AccountStore.IssuedToken) async throws -> Bool {
+            try await store.owner(ofTokenHash: AccountStore.sha256(token.secret)) != nil
+        }
+        let phone = try await passwords.signUp(name: "ana", password: "basil needs water")
+        var devices = [phone]
+        for _ in 0..<3 {
+            clock.advance(60)
+            devices.append(try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil))
+        }
+        let laptop = Caller(id: phone.userID, deadline: .now + .seconds(10), traceID: nil, tokenID: devices[1].tokenID)
+
+        let listed = try await passwords.sessions(of: laptop)
+        #expect(listed.map(\.id) == devices.map(\.tokenID), "oldest first")
+        #expect(listed.filter(\.current).map(\.id) == [devices[1].tokenID])
+
+        #expect(try await passwords.deleteSession(devices[2].tokenID, of: laptop))
+        #expect(try await passwords.deleteSession(devices[2].tokenID, of: laptop) == false, "gone already")
+        let (second, third) = (try await alive(devices[2]), try await alive(devices[3]))
+        #expect(!second && third)
+        let bob = try await passwords.signUp(name: "bob", password: "tomatoes in july")
+        #expect(try await passwords.deleteSession(bob.tokenID, of: laptop) == false, "another's session is not the caller's")
+        #expect(try await alive(bob))
+
+        #expect(try await passwords.signOutOthers(of: laptop) == 2)
+        let afterSignOut = [try await alive(devices[0]), try await alive(devices[1]), try await alive(devices[3])]
+        #expect(afterSignOut == [false, true, false])
+
+        // A new password: the wrong current one is refused; the right one changes it and ends the other sessions.
+        let tablet = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
+        #expect(await Self.code { _ = try await passwords.changePassword(current: "not the password", new: "fern fronds unfurl",
+                                                                        caller: laptop) } == .unauthenticated)
+        #expect(await Self.code { _ = try await passwords.changePassword(current: "basil needs water", new: "qwertyuiop",
+                                                                        caller: laptop) } == .invalidArgument)
+        #expect(try await passwords.changePassword(current: "basil needs water", new: "fern fronds unfurl", caller: laptop) == 1)
+        let (laptopAlive, tabletAlive) = (try await alive(devices[1]), try await alive(tablet))
+        #expect(laptopAlive && !tabletAlive)
+        #expect(await Self.code { _ = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
+            == .unauthenticated)
+        _ = try await passwords.signIn(name: "ana", password: "fern fronds unfurl", clientAddress: nil)
+    }
+
     @Test("back-off doubles to at most 15 minutes; an address gets 20 free failures; an hour forgets")
     func schedule() {
         #expect((1...4).map { SignInBackoff.delay(key: "name:ana", failures: $0) } == [0, 0, 0, 0])

@@ -45,6 +45,17 @@ struct GatewayHTTPTests {
         for token in [cleo, secondDevice] {
             #expect(try await send(stack, "GET", "/v1/plants", token: token).status == 200)
         }
+        let sessions = try await send(stack, "GET", "/v1/sessions", token: cleo)
+        let devices = sessions.body["sessions"] as? [[String: Any]] ?? []
+        #expect(devices.count == 2 && devices.filter { $0["current"] as? Bool == true }.count == 1, "\(sessions.body)")
+        let signedOut = try await send(stack, "POST", "/v1/sessions:signOutOthers", token: cleo, json: "{}")
+        #expect(signedOut.status == 200 && signedOut.body["signedOut"] as? Int == 1, "\(signedOut.body)")
+        var refused = false
+        for _ in 0..<40 where !refused {  // revocations reach every gateway's token cache within a quarter second
+            refused = try await send(stack, "GET", "/v1/plants", token: secondDevice).status == 401
+            if !refused { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "the second device's token still works after signing out the others")
         let common = try await send(stack, "POST", "/v1/accounts", token: nil, json: #"{"name": "dan", "password": "password123"}"#)
         #expect(common.status == 400, "\(common.body)")
 

@@ -41,7 +41,7 @@ struct CallerAuthenticator: Sendable {
         }
         try limiter.admit(tokenID: token.tokenID)
         let owner = collectionOwner?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard !owner.isEmpty else { return Caller(id: token.userID, deadline: deadline, traceID: traceID) }
+        guard !owner.isEmpty else { return Caller(id: token.userID, deadline: deadline, traceID: traceID, tokenID: token.tokenID) }
         guard scope != .ownOnly else {
             throw RPCError(.permissionDenied, "settings, identification, export, import, deletion, calendar links and shares are "
                            + "each person's own: call without \(Self.collectionOwnerKey)")

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideProtos
 import PlantGuideRPC
 
 /// People who open an account themselves: sign-up and sign-in with a name and a password, each answered with a
@@ -65,6 +66,54 @@ struct PasswordAccounts: Sendable {
         let (token, secret) = accounts.newToken()
         _ = try await records.addToken(userName: name, token: token)
         return AccountStore.IssuedToken(userID: stored.userID, tokenID: token.id, secret: secret)
+    }
+
+    /// Changes the password of `caller` after checking the current one (a wrong one counts as a failed sign-in),
+    /// and signs out every session but the caller's. Returns how many were signed out.
+    /// - Throws: as ``signIn(name:password:clientAddress:)`` for the current password; INVALID_ARGUMENT for a refused
+    ///   new one; FAILED_PRECONDITION when the account has no password.
+    func changePassword(current: String, new: String, caller: Caller) async throws -> Int {
+        guard let stored = try await records.password(ofUserID: caller.id) else {
+            throw RPCError(.failedPrecondition, "this account has no password: an operator made it with a token")
+        }
+        let keys = SignInBackoff.keys(name: stored.name, clientAddress: nil)
+        let time = now().timeIntervalSince1970
+        let blockedUntil = try await records.signInBlockedUntil(keys: keys)
+        if blockedUntil > time {
+            throw RPCError(.resourceExhausted, "too many failed sign-ins: wait \(Int((blockedUntil - time).rounded(.up))) s")
+                .retry(after: .milliseconds(Int64(((blockedUntil - time) * 1_000).rounded(.up))))
+        }
+        guard try await hasher.verify(current, against: stored.hash) else {
+            try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter, delay: SignInBackoff.delay)
+            throw RPCError(.unauthenticated, "the current password is wrong")
+        }
+        if let problem = PasswordPolicy.problem(with: new, name: stored.name) {
+            throw RPCError.invalidArgument("new_password", problem.reason, problem.description)
+        }
+        _ = try await records.replacePassword(userID: caller.id, hash: try await hasher.hash(new), at: time)
+        return try await records.revokeTokens(userID: caller.id, only: nil, except: caller.tokenID ?? "", at: time)
+    }
+
+    /// The caller's sessions (tokens not revoked), the current one marked.
+    func sessions(of caller: Caller) async throws -> [Plantguide_Gateway_V1_Session] {
+        try await records.activeTokens(userID: caller.id).map { token in
+            .with {
+                $0.id = token.id
+                $0.createdAt = .init(timeIntervalSince1970: token.createdAt)
+                $0.current = token.id == caller.tokenID
+            }
+        }
+    }
+
+    /// Signs out the caller's session `id`; false when they had no such session.
+    func deleteSession(_ id: String, of caller: Caller) async throws -> Bool {
+        guard !id.isEmpty else { throw RPCError.invalidArgument("session_id", .required, "name the session to sign out") }
+        return try await records.revokeTokens(userID: caller.id, only: id, except: nil, at: now().timeIntervalSince1970) > 0
+    }
+
+    /// Signs out every session of the caller but the current one; returns how many.
+    func signOutOthers(of caller: Caller) async throws -> Int {
+        try await records.revokeTokens(userID: caller.id, only: nil, except: caller.tokenID ?? "", at: now().timeIntervalSince1970)
     }
 }
 

@@ -35,6 +35,8 @@ public protocol GatewayRecords: Sendable {
     /// The user id and password hash of the user named `name`; nil when there is no such user or they have no
     /// password (made by an operator with `users add`).
     func password(ofName name: String) async throws -> (userID: String, hash: String)?
+    /// The name and password hash of the user `userID`; nil when they have no password.
+    func password(ofUserID userID: String) async throws -> (name: String, hash: String)?
     /// The latest time until which any of `keys` (``SignInBackoff``'s) is blocked; 0 when none is.
     func signInBlockedUntil(keys: [String]) async throws -> Double
     /// Counts a failed sign-in against each of `keys` and blocks each for `delay(failures)` seconds from `now`.
@@ -43,6 +45,12 @@ public protocol GatewayRecords: Sendable {
                            delay: @escaping @Sendable (_ key: String, _ failures: Int) -> Double) async throws
     /// Forgets the failures of `key` (after a successful sign-in).
     func forgetSignInFailures(key: String) async throws
+    /// Replaces the password of a user who has one; false when they have none.
+    func replacePassword(userID: String, hash: String, at time: Double) async throws -> Bool
+    /// The user's tokens not revoked (their signed-in devices and programs), oldest first.
+    func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)]
+    /// Revokes the user's active tokens: only `only` when given, else every one but `except`. Returns how many.
+    func revokeTokens(userID: String, only: String?, except: String?, at time: Double) async throws -> Int
 
     // MARK: Households
 

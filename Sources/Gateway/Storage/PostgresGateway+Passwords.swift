@@ -24,6 +24,14 @@ extension PostgresGateway {
         }
     }
 
+    public func password(ofUserID userID: String) async throws -> (name: String, hash: String)? {
+        try await database.read { session in
+            try await session.all("""
+                SELECT app_user.name, password.hash FROM app_user JOIN password ON password.user_id = app_user.id WHERE app_user.id = \(userID)
+                """, as: (String, String).self).first.map { (name: $0.0, hash: $0.1) }
+        }
+    }
+
     public func signInBlockedUntil(keys: [String]) async throws -> Double {
         guard !keys.isEmpty else { return 0 }
         return try await database.read { session in
@@ -54,6 +62,32 @@ extension PostgresGateway {
     public func forgetSignInFailures(key: String) async throws {
         try await database.write { session in
             try await session.query("DELETE FROM sign_in_failure WHERE key = \(key)")
+        }
+    }
+
+    public func replacePassword(userID: String, hash: String, at time: Double) async throws -> Bool {
+        try await database.write { session in
+            try await session.count("UPDATE password SET hash = \(hash), updated_at = \(time) WHERE user_id = \(userID) RETURNING 1") > 0
+        }
+    }
+
+    public func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)] {
+        try await database.read { session in
+            try await session.all("""
+                SELECT id, created_at FROM token WHERE user_id = \(userID) AND revoked_at IS NULL ORDER BY created_at, id
+                """, as: (String, Double).self).map { (id: $0.0, createdAt: $0.1) }
+        }
+    }
+
+    public func revokeTokens(userID: String, only: String?, except: String?, at time: Double) async throws -> Int {
+        try await database.write { session in
+            let revoked = try await session.count("""
+                UPDATE token SET revoked_at = \(time) WHERE user_id = \(userID) AND revoked_at IS NULL
+                    AND (\(only)::text IS NULL OR id = \(only)) AND (\(except)::text IS NULL OR id <> \(except))
+                RETURNING 1
+                """)
+            if revoked > 0 { try await session.query("UPDATE token_revocations SET count = count + \(revoked) WHERE id = 1") }
+            return revoked
         }
     }
 }

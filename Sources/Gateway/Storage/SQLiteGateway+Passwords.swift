@@ -21,6 +21,13 @@ extension SQLiteGateway {
         }
     }
 
+    public func password(ofUserID userID: String) async throws -> (name: String, hash: String)? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT user.name, password.hash FROM user JOIN password ON password.userID = user.id WHERE user.id = ?",
+                             arguments: [userID]).map { (name: $0[0], hash: $0[1]) }
+        }
+    }
+
     public func signInBlockedUntil(keys: [String]) async throws -> Double {
         guard !keys.isEmpty else { return 0 }
         return try await writer.read { db in
@@ -49,6 +56,32 @@ extension SQLiteGateway {
     public func forgetSignInFailures(key: String) async throws {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM signInFailure WHERE key = ?", arguments: [key])
+        }
+    }
+
+    public func replacePassword(userID: String, hash: String, at time: Double) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE password SET hash = ?, updatedAt = ? WHERE userID = ?", arguments: [hash, time, userID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, createdAt FROM token WHERE userID = ? AND revokedAt IS NULL ORDER BY createdAt, id",
+                             arguments: [userID]).map { (id: $0[0], createdAt: $0[1]) }
+        }
+    }
+
+    public func revokeTokens(userID: String, only: String?, except: String?, at time: Double) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE token SET revokedAt = ? WHERE userID = ? AND revokedAt IS NULL
+                    AND (? IS NULL OR id = ?) AND (? IS NULL OR id <> ?)
+                """, arguments: [time, userID, only, only, except, except])
+            let revoked = db.changesCount
+            if revoked > 0 { try db.execute(sql: "UPDATE tokenRevocations SET count = count + ? WHERE id = 1", arguments: [revoked]) }
+            return revoked
         }
     }
 }

@@ -365,8 +365,36 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "POST", path: "/v1/sessions", body: "*")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/ListSessions` (idempotent)
+    public static let listSessions = RPCMethod<Plantguide_Gateway_V1_ListSessionsRequest, Plantguide_Gateway_V1_ListSessionsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListSessions",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/sessions", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/DeleteSession` (idempotent)
+    public static let deleteSession = RPCMethod<Plantguide_Gateway_V1_DeleteSessionRequest, Plantguide_Gateway_V1_DeleteSessionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/DeleteSession",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/sessions/{session_id}", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/SignOutOtherSessions` (idempotent)
+    public static let signOutOtherSessions = RPCMethod<Plantguide_Gateway_V1_SignOutOtherSessionsRequest, Plantguide_Gateway_V1_SignOutOtherSessionsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/SignOutOtherSessions",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/sessions:signOutOthers", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ChangePassword`
+    public static let changePassword = RPCMethod<Plantguide_Gateway_V1_ChangePasswordRequest, Plantguide_Gateway_V1_ChangePasswordResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ChangePassword",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "PUT", path: "/v1/password", body: "*")
+    )
+
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).
