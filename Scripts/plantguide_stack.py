@@ -86,7 +86,7 @@ class Stack:
 
     def start(self, name, replica=None):
         """Starts `name`'s replicas (or only `replica`) and waits until each serves (a gateway: its RPC and HTTP
-        fronts)."""
+        fronts), up to a minute: thirteen debug processes starting at once on two busy cores took over 30 s."""
         replicas = range(len(self.ports[name])) if replica is None else [replica]
         log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
         running = self.processes.setdefault(name, [None] * len(self.ports[name]))
@@ -98,7 +98,7 @@ class Stack:
             running[index] = subprocess.Popen(self.command(name, index), env=environment, stdout=log, stderr=log)
         for index in replicas:
             subprocess.run([os.path.join(self.bin, "plantguide"), "rpc", "health", self.endpoint(name, index),
-                            "--wait-for-ready", "--timeout", "30"], check=True, stdout=subprocess.DEVNULL)
+                            "--wait-for-ready", "--timeout", "60"], check=True, stdout=subprocess.DEVNULL)
             if name == "gateway":
                 wait_http(self.http_ports[index])
 
