@@ -51,15 +51,10 @@ struct PasswordAccounts: Sendable {
     func signIn(name: String, password: String, clientAddress: String?) async throws -> AccountStore.IssuedToken {
         let keys = SignInBackoff.keys(name: name, clientAddress: clientAddress)
         let time = now().timeIntervalSince1970
-        let blockedUntil = try await records.signInBlockedUntil(keys: keys)
-        if blockedUntil > time {
-            throw RPCError(.resourceExhausted, "too many failed sign-ins: wait \(Int((blockedUntil - time).rounded(.up))) s")
-                .retry(after: .milliseconds(Int64(((blockedUntil - time) * 1_000).rounded(.up))))
-        }
+        try await refuseWhileBackingOff(keys, at: time)
         let stored = try await records.password(ofName: name)
         guard try await hasher.verify(password, against: stored?.hash), let stored else {
-            try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter,
-                                                delay: SignInBackoff.delay)
+            try await countFailure(keys, at: time)
             throw RPCError(.unauthenticated, "the name or the password is wrong")
         }
         try await records.forgetSignInFailures(key: SignInBackoff.nameKey(name))
@@ -78,13 +73,9 @@ struct PasswordAccounts: Sendable {
         }
         let keys = SignInBackoff.keys(name: stored.name, clientAddress: nil)
         let time = now().timeIntervalSince1970
-        let blockedUntil = try await records.signInBlockedUntil(keys: keys)
-        if blockedUntil > time {
-            throw RPCError(.resourceExhausted, "too many failed sign-ins: wait \(Int((blockedUntil - time).rounded(.up))) s")
-                .retry(after: .milliseconds(Int64(((blockedUntil - time) * 1_000).rounded(.up))))
-        }
+        try await refuseWhileBackingOff(keys, at: time)
         guard try await hasher.verify(current, against: stored.hash) else {
-            try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter, delay: SignInBackoff.delay)
+            try await countFailure(keys, at: time)
             throw RPCError(.unauthenticated, "the current password is wrong")
         }
         if let problem = PasswordPolicy.problem(with: new, name: stored.name) {
@@ -92,6 +83,18 @@ struct PasswordAccounts: Sendable {
         }
         _ = try await records.replacePassword(userID: caller.id, hash: try await hasher.hash(new), at: time)
         return try await records.revokeTokens(userID: caller.id, only: nil, except: caller.tokenID ?? "", at: time)
+    }
+
+    /// - Throws: RESOURCE_EXHAUSTED, with the time to wait, while any of `keys` backs off.
+    private func refuseWhileBackingOff(_ keys: [String], at time: Double) async throws {
+        let blockedUntil = try await records.signInBlockedUntil(keys: keys)
+        guard blockedUntil > time else { return }
+        throw RPCError(.resourceExhausted, "too many failed sign-ins: wait \(Int((blockedUntil - time).rounded(.up))) s")
+            .retry(after: .milliseconds(Int64(((blockedUntil - time) * 1_000).rounded(.up))))
+    }
+
+    private func countFailure(_ keys: [String], at time: Double) async throws {
+        try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter, delay: SignInBackoff.delay)
     }
 
     /// The caller's sessions (tokens not revoked), the current one marked.
