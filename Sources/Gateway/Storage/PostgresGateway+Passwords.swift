@@ -5,14 +5,8 @@ import PostgresNIO
 extension PostgresGateway {
     public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
         try await database.write { session in
-            let added = try await session.count("""
-                INSERT INTO app_user (id, name, created_at) VALUES (\(id), \(name), \(token.createdAt)) ON CONFLICT (name) DO NOTHING RETURNING 1
-                """)
-            guard added > 0 else { throw AccountError("a user named '\(name)' exists already") }
+            try await Self.insertUser(session, id: id, name: name, token: token)
             try await session.query("INSERT INTO password (user_id, hash, updated_at) VALUES (\(id), \(passwordHash), \(token.createdAt))")
-            try await session.query("""
-                INSERT INTO token (id, user_id, hash, created_at) VALUES (\(token.id), \(id), \(token.hash), \(token.createdAt))
-                """)
         }
     }
 

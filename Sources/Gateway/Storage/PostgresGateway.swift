@@ -18,13 +18,17 @@ public struct PostgresGateway: GatewayRecords {
     // MARK: Users and tokens
 
     public func addUser(id: String, name: String, token: StoredToken) async throws {
-        try await database.write { session in
-            let added = try await session.count("""
-                INSERT INTO app_user (id, name, created_at) VALUES (\(id), \(name), \(token.createdAt)) ON CONFLICT (name) DO NOTHING RETURNING 1
-                """)
-            guard added > 0 else { throw AccountError("a user named '\(name)' exists already") }
-            try await Self.insert(session, token, userID: id)
-        }
+        try await database.write { session in try await Self.insertUser(session, id: id, name: name, token: token) }
+    }
+
+    /// Inserts a user with a first token (both sign-up paths).
+    /// - Throws: ``AccountError`` when the name is taken.
+    static func insertUser(_ session: PostgresSession, id: String, name: String, token: StoredToken) async throws {
+        let added = try await session.count("""
+            INSERT INTO app_user (id, name, created_at) VALUES (\(id), \(name), \(token.createdAt)) ON CONFLICT (name) DO NOTHING RETURNING 1
+            """)
+        guard added > 0 else { throw AccountError("a user named '\(name)' exists already") }
+        try await insert(session, token, userID: id)
     }
 
     public func addToken(userName: String, token: StoredToken) async throws -> String {

@@ -4,13 +4,8 @@ import GRDB
 extension SQLiteGateway {
     public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
         try await writer.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == nil else {
-                throw AccountError("a user named '\(name)' exists already")
-            }
-            try db.execute(sql: "INSERT INTO user (id, name, createdAt) VALUES (?, ?, ?)", arguments: [id, name, token.createdAt])
+            try Self.insertUser(db, id: id, name: name, token: token)
             try db.execute(sql: "INSERT INTO password (userID, hash, updatedAt) VALUES (?, ?, ?)", arguments: [id, passwordHash, token.createdAt])
-            try db.execute(sql: "INSERT INTO token (id, userID, hash, createdAt) VALUES (?, ?, ?, ?)",
-                           arguments: [token.id, id, token.hash, token.createdAt])
         }
     }
 

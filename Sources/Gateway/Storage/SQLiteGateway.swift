@@ -21,13 +21,17 @@ public struct SQLiteGateway: GatewayRecords {
     // MARK: Users and tokens
 
     public func addUser(id: String, name: String, token: StoredToken) async throws {
-        try await writer.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == nil else {
-                throw AccountError("a user named '\(name)' exists already")
-            }
-            try db.execute(sql: "INSERT INTO user (id, name, createdAt) VALUES (?, ?, ?)", arguments: [id, name, token.createdAt])
-            try Self.insert(db, token, userID: id)
+        try await writer.write { db in try Self.insertUser(db, id: id, name: name, token: token) }
+    }
+
+    /// Inserts a user with a first token (both sign-up paths).
+    /// - Throws: ``AccountError`` when the name is taken.
+    static func insertUser(_ db: Database, id: String, name: String, token: StoredToken) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == nil else {
+            throw AccountError("a user named '\(name)' exists already")
         }
+        try db.execute(sql: "INSERT INTO user (id, name, createdAt) VALUES (?, ?, ?)", arguments: [id, name, token.createdAt])
+        try insert(db, token, userID: id)
     }
 
     public func addToken(userName: String, token: StoredToken) async throws -> String {
