@@ -46,8 +46,7 @@ struct GatewayClient {
         guard (200..<300).contains(response.status) else {
             let error = (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["error"] as? [String: Any]
             var message = (error?["message"] as? String) ?? "the gateway answered \(response.status)"
-            // A violation that only repeats the message (sign-up's password rules) is not printed twice.
-            for violation in (error?["fieldViolations"] as? [[String: Any]]) ?? [] where violation["description"] as? String != message {
+            for violation in (error?["fieldViolations"] as? [[String: Any]]) ?? [] {
                 message += "\n  \(violation["field"] as? String ?? "?"): \(violation["description"] as? String ?? "")"
             }
             throw CLIFailure(message, status: response.status == 401 ? 4 : 3)
