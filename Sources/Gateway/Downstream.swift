@@ -78,4 +78,6 @@ struct Caller: Sendable {
 /// The gateway's ErrorInfo domain.
 public enum GatewayErrorReason {
     public static let domain = "plantguide-gateway"
+    /// A change made with a browser's session cookie from another site's page (or with no Origin at all).
+    public static let crossSiteRequest = "CROSS_SITE_REQUEST"
 }

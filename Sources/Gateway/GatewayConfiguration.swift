@@ -19,6 +19,10 @@ public struct GatewayConfiguration: Sendable {
     public var callsPerSecond = 50
     /// Whether anyone may open an account (CreateAccount). Default open.
     public var signUp = SignUpPolicy.open
+    /// The gateway's origin as browsers reach it (`https://plants.example.org`) when a proxy stands in front: its
+    /// scheme decides the session cookie's `Secure` and `__Host-` prefix, and it is the one `Origin` that cookie
+    /// changes are accepted from. Nil: the request's own `Host`, and cookies without `Secure`.
+    public var publicOrigin: String?
     /// CurveZMQ towards the services (and scheduling's reminders); nil for plain TCP.
     public var curve: CurveClientSecurity?
 

@@ -23,6 +23,7 @@ public final class GatewayRPCService: RPCService {
 
     private let database: PostgresStorage?
     private let records: any GatewayRecords
+    private let browser: BrowserSession
 
     /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
@@ -45,6 +46,7 @@ public final class GatewayRPCService: RPCService {
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         passwords = PasswordAccounts(accounts: accounts, records: records, hasher: PasswordHasher(), policy: configuration.signUp)
+        browser = BrowserSession(publicOrigin: configuration.publicOrigin, maxAge: Int(passwords.lifetime.absolute))
         self.logger = logger
     }
 
@@ -73,7 +75,7 @@ public final class GatewayRPCService: RPCService {
                                                    .with { $0.ifVersion = ifVersion }, as: caller)
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
-            reminderStream: stream, logger: logger)
+            reminderStream: stream, browser: browser, logger: logger)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }

@@ -63,6 +63,11 @@ struct Serve: AsyncParsableCommand {
             + "(env PLANTGUIDE_SIGNUP). Default: open.", valueName: "policy"))
     var signup: String?
     @Option(name: .long, help: ArgumentHelp(
+        "The gateway's origin as browsers reach it, behind a proxy: https://plants.example.org (env PLANTGUIDE_PUBLIC_ORIGIN). "
+            + "With https, the session cookie is __Host- and Secure; cookie changes are accepted only from this origin. "
+            + "Default: the request's own Host, cookies without Secure.", valueName: "url"))
+    var publicOrigin: String?
+    @Option(name: .long, help: ArgumentHelp(
         "HOST:PORT of the HTTP/JSON front (env PLANTGUIDE_HTTP_BIND). Default: 127.0.0.1:7080 (0.0.0.0:7080 listens everywhere).",
         valueName: "host:port"))
     var httpBind: String?
@@ -99,6 +104,13 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--signup is open or closed, not '\(signUpText)'")
         }
         configuration.signUp = signUp
+        if let origin = setting(publicOrigin, "PLANTGUIDE_PUBLIC_ORIGIN", in: environment) {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                  url.path.isEmpty || url.path == "/", url.query == nil else {
+                throw ValidationError("the public origin is a scheme and a host, like https://plants.example.org, not '\(origin)'")
+            }
+            configuration.publicOrigin = origin
+        }
         do {
             configuration.curve = try CurveClientSecurity.resolve(clientKeyFile: curveClientKeyFile, serverKeyFile: curveServerKeyFile,
                                                                   environment: environment)

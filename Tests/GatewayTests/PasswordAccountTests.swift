@@ -204,6 +204,43 @@ struct PasswordAccountTests {
         _ = try await passwords.signIn(name: "ana", password: "fern fronds unfurl", clientAddress: nil)
     }
 
+    @Test("a signed-in session ends two weeks after its last use and three months after sign-in, on every replica; an operator's token never does",
+          arguments: TestBackend.allCases)
+    func expiry(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let clock = TestClock()
+        let passwords = Self.accounts(records, clock: clock)
+        let store = AccountStore(records: records, now: { clock.now })
+        // Two replicas: each its own cache on the one store.
+        let (replicaA, replicaB) = (TokenCache(accounts: store), TokenCache(accounts: store))
+        let day = 86_400.0
+        let program = try await store.addUser(name: "ops")
+        let idle = try await passwords.signUp(name: "ana", password: "basil needs water")
+        let busy = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
+
+        clock.advance(13 * day)
+        #expect(try await replicaA.owner(ofToken: busy.secret)?.tokenID == busy.tokenID, "used on day 13 (noted)")
+        clock.advance(13 * day)
+        #expect(try await replicaB.owner(ofToken: busy.secret) != nil, "day 26: 13 days after its use, seen by the other replica")
+        #expect(try await replicaB.owner(ofToken: idle.secret) == nil, "26 days unused: idle expiry")
+        #expect(try await replicaA.owner(ofToken: idle.secret) == nil)
+        let caller = Caller(id: busy.userID, deadline: .now + .seconds(10), traceID: nil, tokenID: busy.tokenID)
+        let listed = try await passwords.sessions(of: caller)
+        #expect(listed.map(\.id) == [busy.tokenID], "an expired session is not listed")
+        #expect(listed.first?.expiresAt.seconds == Int64(clock.now.timeIntervalSince1970 + 14 * day), "two weeks after this use")
+
+        for _ in 0..<6 {
+            clock.advance(10 * day)
+            #expect(try await replicaA.owner(ofToken: busy.secret) != nil)
+        }
+        clock.advance(5 * day)
+        #expect(try await replicaA.owner(ofToken: busy.secret) == nil, "day 91: past the absolute expiry however busy")
+        #expect(try await replicaB.owner(ofToken: busy.secret) == nil)
+        #expect(try await replicaB.owner(ofToken: program.secret) != nil, "an operator's token for a program never expires")
+        #expect(try await passwords.deleteSession("current", of: Caller(id: program.userID, deadline: .now + .seconds(10),
+                                                                          traceID: nil, tokenID: program.tokenID)))
+    }
+
     @Test("back-off doubles to at most 15 minutes; an address gets 20 free failures; an hour forgets")
     func schedule() {
         #expect((1...4).map { SignInBackoff.delay(key: "name:ana", failures: $0) } == [0, 0, 0, 0])

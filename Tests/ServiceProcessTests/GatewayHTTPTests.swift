@@ -351,6 +351,62 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("a browser signs in to a session cookie (__Host-, HttpOnly, SameSite=Lax, Secure behind TLS) that works in place of the token; cross-site changes are refused; signing out clears it")
+    func browserSession() async throws {
+        let origin = "https://plants.example.test"
+        let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_PUBLIC_ORIGIN": origin])
+        try await stack.waitForHTTP()
+        let ownPage = ["Origin": origin]
+        let opened = try await send(stack, "POST", "/v1/accounts", token: nil, json: #"{"name": "eva", "password": "basil needs water", "cookie": true}"#,
+                                    extra: ownPage)
+        let setCookie = try #require(opened.headers["set-cookie"], "\(opened.status) \(opened.body)")
+        #expect(opened.status == 200 && opened.body["token"] == nil && opened.body["userId"] is String, "\(opened.body)")
+        #expect(setCookie.hasPrefix("__Host-plantguide_session=pg_"), "\(setCookie)")
+        for flag in ["Path=/", "HttpOnly", "SameSite=Lax", "Secure", "Max-Age=7776000"] {
+            #expect(setCookie.contains("; \(flag)"), "\(flag) in \(setCookie)")
+        }
+        #expect(!setCookie.contains("Domain="), "__Host- cookies name no domain")
+        let cookie = ["Cookie": String(setCookie.prefix { $0 != ";" })]
+
+        // The cookie stands for the token: reads need no Origin; changes need the gateway's own.
+        #expect(try await send(stack, "GET", "/v1/plants", token: nil, extra: cookie).status == 200)
+        let plant = #"{"plant": {"scientificName": "Ocimum basilicum", "customName": "Basil"}}"#
+        let own = try await send(stack, "PUT", "/v1/plants/p1", token: nil, json: plant, extra: cookie.merging(ownPage) { $1 })
+        #expect(own.status == 200, "\(own.body)")
+        let forged = try await send(stack, "PUT", "/v1/plants/p2", token: nil, json: plant,
+                                    extra: cookie.merging(["Origin": "https://evil.example"]) { $1 })
+        let noOrigin = try await send(stack, "DELETE", "/v1/plants/p1", token: nil, extra: cookie)
+        let sameSite = try await send(stack, "DELETE", "/v1/plants/p1", token: nil, extra: cookie.merging(["Sec-Fetch-Site": "same-site"]) { $1 })
+        for refused in [forged, noOrigin, sameSite] {
+            let error = refused.body["error"] as? [String: Any]
+            #expect(refused.status == 403 && (error?["message"] as? String)?.contains("bearer token") == true, "\(refused.body)")
+        }
+        #expect(try await send(stack, "GET", "/v1/plants/p2", token: nil, extra: cookie).status == 404, "the forged change did nothing")
+        #expect(try await send(stack, "GET", "/v1/plants/p1", token: nil, extra: cookie).status == 200)
+        // A forged sign-in (login CSRF) is refused too; a program's bearer token needs no Origin.
+        let forgedLogin = try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "eva", "password": "basil needs water", "cookie": true}"#,
+                                         extra: ["Origin": "https://evil.example"])
+        #expect(forgedLogin.status == 403 && forgedLogin.headers["set-cookie"] == nil)
+        let program = try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "eva", "password": "basil needs water"}"#)
+        let token = try #require(program.body["token"] as? String)
+        #expect(try await send(stack, "DELETE", "/v1/plants/p1", token: token).status == 200)
+        // CORS never lets another origin's page read answers with credentials.
+        #expect(try await send(stack, "GET", "/v1/plants", token: nil, extra: cookie).headers["access-control-allow-credentials"] == nil)
+
+        let sessions = try await send(stack, "GET", "/v1/sessions", token: nil, extra: cookie)
+        let mine = (sessions.body["sessions"] as? [[String: Any]] ?? []).first { $0["current"] as? Bool == true }
+        #expect(mine?["expiresAt"] is String && mine?["lastUsedAt"] is String, "\(sessions.body)")
+        let signOut = try await send(stack, "DELETE", "/v1/sessions/current", token: nil, extra: cookie.merging(ownPage) { $1 })
+        #expect(signOut.status == 200 && signOut.headers["set-cookie"]?.contains("Max-Age=0") == true, "\(signOut.headers)")
+        var refused = false
+        for _ in 0..<40 where !refused {  // revocations reach the token cache within a quarter second
+            refused = try await send(stack, "GET", "/v1/plants", token: nil, extra: cookie).status == 401
+            if !refused { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "the cookie still works after signing out")
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])

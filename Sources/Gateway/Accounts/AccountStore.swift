@@ -21,7 +21,7 @@ public struct AccountStore: Sendable {
     }
 
     private let records: any GatewayRecords
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     public init(records: any GatewayRecords, now: @escaping @Sendable () -> Date = Date.init) {
         self.records = records
@@ -74,10 +74,15 @@ public struct AccountStore: Sendable {
         try await records.revocationCount()
     }
 
-    /// The user and token id of a token's SHA-256, or nil when it is unknown or revoked. Callers go through
-    /// ``TokenCache``, which hashes the token and spares most calls this read.
-    func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
+    /// The owner and lifetime of a token's SHA-256, or nil when it is unknown or revoked. Callers go through
+    /// ``TokenCache``, which hashes the token, spares most calls this read, and refuses expired tokens.
+    func owner(ofTokenHash hash: Data) async throws -> TokenOwner? {
         try await records.owner(ofTokenHash: hash)
+    }
+
+    /// Notes a use of the token `id` now, which moves its idle expiry.
+    func touchToken(id: String) async throws {
+        try await records.touchToken(id: id, at: now().timeIntervalSince1970)
     }
 
     /// A new secret calendar path for the user, replacing any earlier one (only its hash is kept).
@@ -98,11 +103,14 @@ public struct AccountStore: Sendable {
         return try await records.owner(ofCalendarHash: Self.sha256(secret))
     }
 
-    /// A new token to store and the secret to hand out once.
-    func newToken() -> (StoredToken, String) {
+    /// A new token to store and the secret to hand out once; it expires as `lifetime` says (nil: an operator's token
+    /// for a program, which never does).
+    func newToken(lifetime: SessionLifetime? = nil) -> (StoredToken, String) {
         let tokenID = Self.randomHex(bytes: 6)
         let secret = "pg_\(tokenID)_\(Self.randomHex(bytes: 24))"
-        return (StoredToken(id: tokenID, hash: Self.sha256(secret), createdAt: now().timeIntervalSince1970), secret)
+        let time = now().timeIntervalSince1970
+        return (StoredToken(id: tokenID, hash: Self.sha256(secret), createdAt: time,
+                            expiresAt: lifetime.map { time + $0.absolute }, idleTimeout: lifetime?.idle), secret)
     }
 
     static func sha256(_ text: String) -> Data {

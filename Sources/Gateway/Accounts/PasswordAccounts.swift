@@ -17,6 +17,8 @@ struct PasswordAccounts: Sendable {
     let records: any GatewayRecords
     let hasher: PasswordHasher
     let policy: SignUpPolicy
+    /// How long the sessions it opens last.
+    var lifetime = SessionLifetime.standard
     var now: @Sendable () -> Date = Date.init
 
     /// Opens an account named `name` with `password` and returns its first token.
@@ -32,7 +34,7 @@ struct PasswordAccounts: Sendable {
             throw RPCError.invalidArgument("password", problem.reason, problem.description)
         }
         let hash = try await hasher.hash(password)
-        let (token, secret) = accounts.newToken()
+        let (token, secret) = accounts.newToken(lifetime: lifetime)
         let userID = "u_" + AccountStore.randomHex(bytes: 8)
         do {
             try await records.addUser(id: userID, name: name, passwordHash: hash, token: token)
@@ -58,7 +60,7 @@ struct PasswordAccounts: Sendable {
             throw RPCError(.unauthenticated, "the name or the password is wrong")
         }
         try await records.forgetSignInFailures(key: SignInBackoff.nameKey(name))
-        let (token, secret) = accounts.newToken()
+        let (token, secret) = accounts.newToken(lifetime: lifetime)
         _ = try await records.addToken(userName: name, token: token)
         return AccountStore.IssuedToken(userID: stored.userID, tokenID: token.id, secret: secret)
     }
@@ -97,20 +99,24 @@ struct PasswordAccounts: Sendable {
         try await records.noteSignInFailure(keys: keys, at: time, forgetAfter: SignInBackoff.forgetAfter, delay: SignInBackoff.delay)
     }
 
-    /// The caller's sessions (tokens not revoked), the current one marked.
+    /// The caller's sessions (tokens neither revoked nor expired), the current one marked.
     func sessions(of caller: Caller) async throws -> [Plantguide_Gateway_V1_Session] {
-        try await records.activeTokens(userID: caller.id).map { token in
+        let time = now().timeIntervalSince1970
+        return try await records.activeTokens(userID: caller.id).filter { $0.isValid(at: time) }.map { token in
             .with {
-                $0.id = token.id
-                $0.createdAt = .init(timeIntervalSince1970: token.createdAt)
-                $0.current = token.id == caller.tokenID
+                $0.id = token.tokenID
+                $0.createdAt = WireTimestamp.clamped(token.createdAt)
+                $0.current = token.tokenID == caller.tokenID
+                if token.idleTimeout != nil { $0.lastUsedAt = WireTimestamp.clamped(token.lastUsedAt) }
+                if let end = token.validUntil { $0.expiresAt = WireTimestamp.clamped(end) }
             }
         }
     }
 
-    /// Signs out the caller's session `id`; false when they had no such session.
+    /// Signs out the caller's session `id` ("current": the caller's own); false when they had no such session.
     func deleteSession(_ id: String, of caller: Caller) async throws -> Bool {
         guard !id.isEmpty else { throw RPCError.invalidArgument("session_id", .required, "name the session to sign out") }
+        let id = id == "current" ? (caller.tokenID ?? "") : id
         return try await records.revokeTokens(userID: caller.id, only: id, except: nil, at: now().timeIntervalSince1970) > 0
     }
 

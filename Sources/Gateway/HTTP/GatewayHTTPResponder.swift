@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PlantGuideProtos
 import PlantGuideRPC
+import SwiftProtobuf
 import Tracing
 
 /// A calendar feed as the HTTP front serves it: the document (nil when the client's version is current) and its
@@ -16,7 +17,8 @@ struct CalendarFeedAnswer: Sendable {
 /// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics,
 /// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py), the calendar feeds and the
 /// reminder stream.
-/// Bearer tokens travel as the Authorization header; CORS lets browser apps call it.
+/// Bearer tokens travel as the Authorization header; CORS lets browser apps call it (never with credentials). The
+/// gateway's own pages use a session cookie instead (``BrowserSession``: cookie flags and forgery checks).
 struct GatewayHTTPResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
@@ -36,6 +38,7 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let reminderStream: ReminderStream
     /// `Resources/openapi.json`, read once.
     private let openAPIDocument: Data
+    private let browser: BrowserSession
     private let maxBodyBytes: Int
     private let timeout: Duration
     /// Where the handlers run: the RPC I/O thread, whose calls to the services they await.
@@ -46,7 +49,7 @@ struct GatewayHTTPResponder: HTTPResponder {
          handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String,
          readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
-         reminderStream: ReminderStream, logger: Logger = Logger(label: "plantguide-gateway")) {
+         reminderStream: ReminderStream, browser: BrowserSession = BrowserSession(), logger: Logger = Logger(label: "plantguide-gateway")) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -59,6 +62,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         metricsText = metrics
         self.calendar = calendar
         self.reminderStream = reminderStream
+        self.browser = browser
         openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
@@ -139,7 +143,13 @@ struct GatewayHTTPResponder: HTTPResponder {
                             body: .init(byteBuffer: ByteBuffer(string: metricsText())))
         default: break
         }
-        if path == ReminderStream.path { return await reminderStream.response(to: request) }
+        // A browser's session cookie stands for the bearer token it holds, when the request sends none.
+        let cookieToken = request.headers[.authorization] == nil ? BrowserSession.token(in: request) : nil
+        let authorization = request.headers[.authorization] ?? cookieToken.map { "Bearer \($0)" }
+        if cookieToken != nil, BrowserSession.isUnsafe(request), let refusal = browser.forgeryRefusal(request) {
+            return Self.failure(RPCError(.permissionDenied, refusal).reason(GatewayErrorReason.crossSiteRequest, domain: GatewayErrorReason.domain))
+        }
+        if path == ReminderStream.path { return await reminderStream.response(to: request, authorization: authorization) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
             exchange.named(method: "GET", route: "/v1/calendar/{secret}.ics")
             return await calendarFeed(secret: String(path.dropFirst("/v1/calendar/".count).dropLast(".ics".count)),
@@ -164,8 +174,12 @@ struct GatewayHTTPResponder: HTTPResponder {
             let message = try JSONTranscoder.request(route.method, binding: route.binding, body: body,
                                                      upload: Self.upload(body, contentType: request.headers[.contentType] ?? ""),
                                                      pathVariables: variables, query: query)
+            let wantsCookie = Self.asksForCookie(message)
+            if wantsCookie, let refusal = browser.forgeryRefusal(request) {
+                return Self.failure(RPCError(.permissionDenied, refusal).reason(GatewayErrorReason.crossSiteRequest, domain: GatewayErrorReason.domain))
+            }
             var metadata: [String: String] = [:]
-            if let authorization = request.headers[.authorization] { metadata["authorization"] = authorization }
+            if let authorization { metadata["authorization"] = authorization }
             if let owner = request.headers[Self.collectionOwner] { metadata[CallerAuthenticator.collectionOwnerKey] = owner }
             // The trace the handler's log lines and calls belong to: this request's span, or else the app's own.
             if let span = exchange.span {
@@ -176,6 +190,12 @@ struct GatewayHTTPResponder: HTTPResponder {
             let outcome = await router.invoke(route.method.path, payload: try message.serializedData(), metadata: metadata, timeout: timeout,
                                              on: handlerExecutor)
             if let error = outcome.error { return Self.failure(error) }
+            if wantsCookie { return try cookieAnswer(route.method, payload: outcome.payload ?? Data()) }
+            if let cookieToken, Self.endsOwnSession(message, cookieToken: cookieToken) {
+                var answer = Self.json(status: .ok, try JSONTranscoder.response(route.method, payload: outcome.payload ?? Data()))
+                answer.headers[.setCookie] = browser.clearCookie()
+                return answer
+            }
             if !route.binding.responseBody.isEmpty {
                 let answer = try JSONTranscoder.binaryResponse(route.method, payload: outcome.payload ?? Data(), field: route.binding.responseBody)
                 return Self.binary(answer, ifNoneMatch: request.headers[.ifNoneMatch])
@@ -184,6 +204,35 @@ struct GatewayHTTPResponder: HTTPResponder {
         } catch let error as RPCError {
             return Self.failure(error)
         }
+    }
+
+    /// Whether `message` is a sign-up or sign-in that asks for a session cookie instead of a token in the body.
+    private static func asksForCookie(_ message: any SwiftProtobuf.Message) -> Bool {
+        (message as? Plantguide_Gateway_V1_CreateSessionRequest)?.cookie ?? (message as? Plantguide_Gateway_V1_CreateAccountRequest)?.cookie ?? false
+    }
+
+    /// Whether `message` signs out the session of the cookie `cookieToken` ("current", or its id).
+    private static func endsOwnSession(_ message: any SwiftProtobuf.Message, cookieToken: String) -> Bool {
+        guard let request = message as? Plantguide_Gateway_V1_DeleteSessionRequest else { return false }
+        return request.sessionID == "current" || cookieToken.hasPrefix("pg_\(request.sessionID)_")
+    }
+
+    /// A sign-up's or sign-in's answer for a browser: the token goes into the session cookie, and the body keeps
+    /// everything but the token, which page scripts never see.
+    private func cookieAnswer(_ method: any AnyRPCMethod, payload: Data) throws -> Response {
+        var token = ""
+        var payload = payload
+        if var session = try? Plantguide_Gateway_V1_CreateSessionResponse(serializedBytes: payload), method.path.hasSuffix("/CreateSession") {
+            swap(&token, &session.token)
+            payload = try session.serializedData()
+        } else if var account = try? Plantguide_Gateway_V1_CreateAccountResponse(serializedBytes: payload) {
+            swap(&token, &account.token)
+            payload = try account.serializedData()
+        }
+        var answer = Self.json(status: .ok, try JSONTranscoder.response(method, payload: payload))
+        answer.headers[.setCookie] = browser.setCookie(token)
+        answer.headers[.cacheControl] = "no-store"
+        return answer
     }
 
     /// A subscribed calendar: the secret in the path stands for the token (calendar apps send no headers). The

@@ -16,10 +16,11 @@ struct ReminderStream: Sendable {
     /// The user whose reminders the caller may read, given the Authorization value and the collection owner.
     let authenticate: @Sendable (_ authorization: String?, _ collectionOwner: String?) async throws -> Caller
 
-    func response(to request: Request) async -> Response {
+    /// - Parameter authorization: the request's Authorization header, or its session cookie's token as one.
+    func response(to request: Request, authorization: String?) async -> Response {
         guard request.method == .get else { return GatewayHTTPResponder.methodNotAllowed(request.method.rawValue, Self.path, allowed: ["GET"]) }
         let query = request.uri.queryParameters
-        let authorization = request.headers[.authorization] ?? query["access_token"].map { "Bearer \($0)" }
+        let authorization = authorization ?? query["access_token"].map { "Bearer \($0)" }
         let owner = request.headers[GatewayHTTPResponder.collectionOwner] ?? query["collection_owner"].map(String.init)
         let caller: Caller
         do {

@@ -108,6 +108,14 @@ public enum GatewayDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v8: sessions that expire") { db in
+            // Tokens made by signing in expire (absolutely, and after idle time); an operator's tokens keep NULLs.
+            try db.execute(sql: """
+                ALTER TABLE token ADD COLUMN expiresAt REAL;
+                ALTER TABLE token ADD COLUMN idleTimeout REAL;
+                ALTER TABLE token ADD COLUMN lastUsedAt REAL;
+                """)
+        }
         return migrator
     }
 }

@@ -20,8 +20,10 @@ public protocol GatewayRecords: Sendable {
     func revoke(tokenID: String, at time: Double) async throws -> Bool
     /// How many revocations there ever were (only grows).
     func revocationCount() async throws -> Int
-    /// The user and token id of an active token's hash.
-    func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)?
+    /// The owner and lifetime of a token's hash that is not revoked (expired or not: ``TokenOwner/isValid(at:)``).
+    func owner(ofTokenHash hash: Data) async throws -> TokenOwner?
+    /// Notes that the token `id` was used at `time` (for its idle expiry).
+    func touchToken(id: String, at time: Double) async throws
     /// Sets the user's calendar link (its hash), replacing an earlier one.
     func setCalendarLink(userID: String, hash: Data, at time: Double) async throws
     func deleteCalendarLink(userID: String) async throws -> Bool
@@ -47,8 +49,8 @@ public protocol GatewayRecords: Sendable {
     func forgetSignInFailures(key: String) async throws
     /// Replaces the password of a user who has one; false when they have none.
     func replacePassword(userID: String, hash: String, at time: Double) async throws -> Bool
-    /// The user's tokens not revoked (their signed-in devices and programs), oldest first.
-    func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)]
+    /// The user's tokens not revoked (their signed-in devices and programs, expired or not), oldest first.
+    func activeTokens(userID: String) async throws -> [TokenOwner]
     /// Revokes the user's active tokens: only `only` when given, else every one but `except`. Returns how many.
     func revokeTokens(userID: String, only: String?, except: String?, at time: Double) async throws -> Int
 
@@ -124,9 +126,39 @@ public struct PendingClaim: Sendable, Hashable {
     public static func erase(_ userID: String) -> Self { Self(userID: userID, kind: .erase, plantID: "") }
 }
 
-/// A token as stored: its id, its user, the SHA-256 of its secret, and when it was made.
+/// A token as stored: its id, its user, the SHA-256 of its secret, when it was made, and how long it lives (sign-in
+/// sessions expire, an operator's tokens for programs do not).
 public struct StoredToken: Sendable {
     public var id: String
     public var hash: Data
     public var createdAt: Double
+    /// When it stops working whatever its use (seconds since 1970); nil: never.
+    public var expiresAt: Double? = nil
+    /// How long it may go unused before it stops working; nil: forever.
+    public var idleTimeout: Double? = nil
+}
+
+/// A token not revoked, as the gateway checks it on a call: whose it is, and whether its time is up.
+public struct TokenOwner: Sendable, Equatable {
+    public var userID: String
+    public var tokenID: String
+    public var createdAt: Double
+    public var expiresAt: Double?
+    public var idleTimeout: Double?
+    /// The last use noted (``GatewayRecords/touchToken(id:at:)``, at most every ``touchInterval``), or its making.
+    public var lastUsedAt: Double
+
+    /// When the token stops working unless used again before: its absolute expiry or the end of its idle time,
+    /// whichever comes first; nil when it never expires.
+    public var validUntil: Double? {
+        let idleEnd = idleTimeout.map { lastUsedAt + $0 }
+        guard let absolute = expiresAt else { return idleEnd }
+        return min(absolute, idleEnd ?? absolute)
+    }
+
+    public func isValid(at time: Double) -> Bool { validUntil.map { time < $0 } ?? true }
+
+    /// How often a use is written down: often enough that the idle expiry is off by at most this, rarely enough
+    /// that calls do not each write (an hour, or a tenth of the idle time when that is shorter).
+    public var touchInterval: Double? { idleTimeout.map { min(3_600, $0 / 10) } }
 }

@@ -65,11 +65,12 @@ extension PostgresGateway {
         }
     }
 
-    public func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)] {
+    public func activeTokens(userID: String) async throws -> [TokenOwner] {
         try await database.read { session in
             try await session.all("""
-                SELECT id, created_at FROM token WHERE user_id = \(userID) AND revoked_at IS NULL ORDER BY created_at, id
-                """, as: (String, Double).self).map { (id: $0.0, createdAt: $0.1) }
+                SELECT user_id, id, created_at, expires_at, idle_timeout, last_used_at FROM token
+                WHERE user_id = \(userID) AND revoked_at IS NULL ORDER BY created_at, id
+                """, as: TokenRow.self).map(Self.tokenOwner)
         }
     }
 

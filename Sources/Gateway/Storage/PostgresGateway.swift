@@ -41,7 +41,8 @@ public struct PostgresGateway: GatewayRecords {
 
     private static func insert(_ session: PostgresSession, _ token: StoredToken, userID: String) async throws {
         try await session.query("""
-            INSERT INTO token (id, user_id, hash, created_at) VALUES (\(token.id), \(userID), \(token.hash), \(token.createdAt))
+            INSERT INTO token (id, user_id, hash, created_at, expires_at, idle_timeout)
+            VALUES (\(token.id), \(userID), \(token.hash), \(token.createdAt), \(token.expiresAt), \(token.idleTimeout))
             """)
     }
 
@@ -79,11 +80,24 @@ public struct PostgresGateway: GatewayRecords {
         }
     }
 
-    public func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
+    public func owner(ofTokenHash hash: Data) async throws -> TokenOwner? {
         try await database.read { session in
-            try await session.all("SELECT user_id, id FROM token WHERE hash = \(hash) AND revoked_at IS NULL", as: (String, String).self).first
-                .map { (userID: $0.0, tokenID: $0.1) }
+            try await session.all("""
+                SELECT user_id, id, created_at, expires_at, idle_timeout, last_used_at FROM token WHERE hash = \(hash) AND revoked_at IS NULL
+                """, as: TokenRow.self).first.map(Self.tokenOwner)
         }
+    }
+
+    public func touchToken(id: String, at time: Double) async throws {
+        _ = try await database.write { session in
+            try await session.query("UPDATE token SET last_used_at = greatest(coalesce(last_used_at, 0), \(time)) WHERE id = \(id)")
+        }
+    }
+
+    typealias TokenRow = (String, String, Double, Double?, Double?, Double?)
+
+    static func tokenOwner(_ row: TokenRow) -> TokenOwner {
+        TokenOwner(userID: row.0, tokenID: row.1, createdAt: row.2, expiresAt: row.3, idleTimeout: row.4, lastUsedAt: row.5 ?? row.2)
     }
 
     public func setCalendarLink(userID: String, hash: Data, at time: Double) async throws {

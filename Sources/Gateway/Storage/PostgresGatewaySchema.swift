@@ -136,5 +136,10 @@ enum PostgresGatewaySchema {
             )
             """,
         ]),
+        // Tokens made by signing in expire (absolutely, and after idle time); an operator's tokens keep NULLs.
+        PostgresMigration(5, "sessions that expire", [
+            "ALTER TABLE token ADD COLUMN expires_at double precision, ADD COLUMN idle_timeout double precision, "
+                + "ADD COLUMN last_used_at double precision",
+        ]),
     ]
 }

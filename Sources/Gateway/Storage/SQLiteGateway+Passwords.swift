@@ -61,10 +61,11 @@ extension SQLiteGateway {
         }
     }
 
-    public func activeTokens(userID: String) async throws -> [(id: String, createdAt: Double)] {
+    public func activeTokens(userID: String) async throws -> [TokenOwner] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, createdAt FROM token WHERE userID = ? AND revokedAt IS NULL ORDER BY createdAt, id",
-                             arguments: [userID]).map { (id: $0[0], createdAt: $0[1]) }
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.tokenOwnerColumns) FROM token WHERE userID = ? AND revokedAt IS NULL ORDER BY createdAt, id
+                """, arguments: [userID]).map(Self.tokenOwner)
         }
     }
 

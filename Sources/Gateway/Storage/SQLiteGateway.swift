@@ -45,8 +45,8 @@ public struct SQLiteGateway: GatewayRecords {
     }
 
     private static func insert(_ db: Database, _ token: StoredToken, userID: String) throws {
-        try db.execute(sql: "INSERT INTO token (id, userID, hash, createdAt) VALUES (?, ?, ?, ?)",
-                       arguments: [token.id, userID, token.hash, token.createdAt])
+        try db.execute(sql: "INSERT INTO token (id, userID, hash, createdAt, expiresAt, idleTimeout) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [token.id, userID, token.hash, token.createdAt, token.expiresAt, token.idleTimeout])
     }
 
     public func users() async throws -> [AccountStore.User] {
@@ -75,11 +75,24 @@ public struct SQLiteGateway: GatewayRecords {
         try await writer.read { db in try Int.fetchOne(db, sql: "SELECT count FROM tokenRevocations WHERE id = 1") ?? 0 }
     }
 
-    public func owner(ofTokenHash hash: Data) async throws -> (userID: String, tokenID: String)? {
+    public func owner(ofTokenHash hash: Data) async throws -> TokenOwner? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT userID, id FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
-                .map { ($0["userID"], $0["id"]) }
+            try Row.fetchOne(db, sql: "SELECT \(Self.tokenOwnerColumns) FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
+                .map(Self.tokenOwner)
         }
+    }
+
+    public func touchToken(id: String, at time: Double) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE token SET lastUsedAt = max(coalesce(lastUsedAt, 0), ?) WHERE id = ?", arguments: [time, id])
+        }
+    }
+
+    static let tokenOwnerColumns = "userID, id, createdAt, expiresAt, idleTimeout, lastUsedAt"
+
+    static func tokenOwner(_ row: Row) -> TokenOwner {
+        TokenOwner(userID: row[0], tokenID: row[1], createdAt: row[2], expiresAt: row[3], idleTimeout: row[4],
+                   lastUsedAt: row[5] ?? row[2])
     }
 
     public func setCalendarLink(userID: String, hash: Data, at time: Double) async throws {

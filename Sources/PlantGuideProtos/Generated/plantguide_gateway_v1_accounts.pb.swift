@@ -9,7 +9,9 @@
 //   https://github.com/apple/swift-protobuf/
 
 /// Accounts people open themselves: a name and a password, each sign-in answered with a bearer token like the ones
-/// `plantguide-gateway users add` makes. The gateway's `--signup open|closed` decides whether anyone may sign up.
+/// `plantguide-gateway users add` makes, or, for a browser, a session cookie. A session made by signing in expires
+/// two weeks after its last use and three months after sign-in. The gateway's `--signup open|closed` decides
+/// whether anyone may sign up.
 
 import SwiftProtobuf
 
@@ -33,6 +35,11 @@ public nonisolated struct Plantguide_Gateway_V1_CreateAccountRequest: Sendable {
 
   /// 10 to 128 characters, not the name, not one of the most common passwords. Stored only as an Argon2id hash.
   public var password: String = String()
+
+  /// HTTP only, for a browser: the session goes into an HttpOnly cookie (plantguide_session, or
+  /// __Host-plantguide_session over TLS) and the answer's token is left empty. The request must come from the
+  /// gateway's own pages (its Origin). RPC callers always get the token.
+  public var cookie: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -63,6 +70,9 @@ public nonisolated struct Plantguide_Gateway_V1_CreateSessionRequest: Sendable {
   public var name: String = String()
 
   public var password: String = String()
+
+  /// As CreateAccountRequest's: a session cookie for a browser instead of the token in the answer.
+  public var cookie: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -106,11 +116,34 @@ public nonisolated struct Plantguide_Gateway_V1_Session: Sendable {
   /// Whether the call was made with this token.
   public var current: Bool = false
 
+  /// Its last use, known to within an hour; unset for a program's token, whose use is not tracked.
+  public var lastUsedAt: SwiftProtobuf.Google_Protobuf_Timestamp {
+    get {_lastUsedAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
+    set {_lastUsedAt = newValue}
+  }
+  /// Returns true if `lastUsedAt` has been explicitly set.
+  public var hasLastUsedAt: Bool {self._lastUsedAt != nil}
+  /// Clears the value of `lastUsedAt`. Subsequent reads from it will return its default value.
+  public mutating func clearLastUsedAt() {self._lastUsedAt = nil}
+
+  /// When it stops working unless used before (two weeks unused, or three months after sign-in, whichever comes
+  /// first); unset for a program's token made by an operator, which never expires.
+  public var expiresAt: SwiftProtobuf.Google_Protobuf_Timestamp {
+    get {_expiresAt ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
+    set {_expiresAt = newValue}
+  }
+  /// Returns true if `expiresAt` has been explicitly set.
+  public var hasExpiresAt: Bool {self._expiresAt != nil}
+  /// Clears the value of `expiresAt`. Subsequent reads from it will return its default value.
+  public mutating func clearExpiresAt() {self._expiresAt = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _createdAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
+  fileprivate var _lastUsedAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
+  fileprivate var _expiresAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_ListSessionsRequest: Sendable {
@@ -141,7 +174,8 @@ public nonisolated struct Plantguide_Gateway_V1_DeleteSessionRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// A session's id from ListSessions.
+  /// A session's id from ListSessions, or "current" for the caller's own (signing out; a browser's session cookie
+  /// is cleared too).
   public var sessionID: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -219,7 +253,7 @@ fileprivate nonisolated let _protobuf_package = "plantguide.gateway.v1"
 
 nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CreateAccountRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0\u{1}cookie\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -229,6 +263,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.password) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.cookie) }()
       default: break
       }
     }
@@ -241,12 +276,16 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.
     if !self.password.isEmpty {
       try visitor.visitSingularStringField(value: self.password, fieldNumber: 2)
     }
+    if self.cookie != false {
+      try visitor.visitSingularBoolField(value: self.cookie, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_CreateAccountRequest, rhs: Plantguide_Gateway_V1_CreateAccountRequest) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.password != rhs.password {return false}
+    if lhs.cookie != rhs.cookie {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -289,7 +328,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountResponse: SwiftProtobuf
 
 nonisolated extension Plantguide_Gateway_V1_CreateSessionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CreateSessionRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0\u{1}cookie\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -299,6 +338,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateSessionRequest: SwiftProtobuf.
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.password) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.cookie) }()
       default: break
       }
     }
@@ -311,12 +351,16 @@ nonisolated extension Plantguide_Gateway_V1_CreateSessionRequest: SwiftProtobuf.
     if !self.password.isEmpty {
       try visitor.visitSingularStringField(value: self.password, fieldNumber: 2)
     }
+    if self.cookie != false {
+      try visitor.visitSingularBoolField(value: self.cookie, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Gateway_V1_CreateSessionRequest, rhs: Plantguide_Gateway_V1_CreateSessionRequest) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.password != rhs.password {return false}
+    if lhs.cookie != rhs.cookie {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -359,7 +403,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateSessionResponse: SwiftProtobuf
 
 nonisolated extension Plantguide_Gateway_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Session"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}created_at\0\u{1}current\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}created_at\0\u{1}current\0\u{3}last_used_at\0\u{3}expires_at\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -370,6 +414,8 @@ nonisolated extension Plantguide_Gateway_V1_Session: SwiftProtobuf.Message, Swif
       case 1: try { try decoder.decodeSingularStringField(value: &self.id) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.current) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._lastUsedAt) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._expiresAt) }()
       default: break
       }
     }
@@ -389,6 +435,12 @@ nonisolated extension Plantguide_Gateway_V1_Session: SwiftProtobuf.Message, Swif
     if self.current != false {
       try visitor.visitSingularBoolField(value: self.current, fieldNumber: 3)
     }
+    try { if let v = self._lastUsedAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try { if let v = self._expiresAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -396,6 +448,8 @@ nonisolated extension Plantguide_Gateway_V1_Session: SwiftProtobuf.Message, Swif
     if lhs.id != rhs.id {return false}
     if lhs._createdAt != rhs._createdAt {return false}
     if lhs.current != rhs.current {return false}
+    if lhs._lastUsedAt != rhs._lastUsedAt {return false}
+    if lhs._expiresAt != rhs._expiresAt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
