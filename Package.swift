@@ -53,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         // OTLP over HTTP only: the gRPC exporter would add grpc-swift-2 to every build.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
@@ -110,6 +111,9 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict),
+        // Web Push's message encryption (RFC 8291) and VAPID signatures (RFC 8292), on swift-crypto (BoringSSL), which
+        // postgres-nio builds anyway.
+        .target(name: "PlantGuideWebPush", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(
@@ -211,6 +215,7 @@ let package = Package(
             name: "SchedulingTests",
             dependencies: [
                 "Scheduling", "PlantGuideCore", "PlantGuideProtos", "PlantGuideRPC", "PlantGuideStorage", "PlantGuideTestSupport",
+                "PlantGuideWebPush", "PlantGuideHTTP", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -276,7 +281,7 @@ let package = Package(
         + service(
             "Scheduling", executable: "SchedulingService",
             extra: [
-                "CSodium",
+                "CSodium", "PlantGuideWebPush",
                 "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,5 +1,6 @@
 #include "http_transport.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,13 +57,52 @@ static int on_progress(void *context, curl_off_t download_total, curl_off_t down
     return 0;
 }
 
+static int ipv4_public(const unsigned char *a, int allow_loopback) {
+    if (a[0] == 127) return allow_loopback;
+    if (a[0] == 0 || a[0] == 10 || a[0] >= 224) return 0;                /* this network, private, multicast, reserved */
+    if (a[0] == 100 && (a[1] & 0xC0) == 64) return 0;                    /* carrier-grade NAT 100.64/10 */
+    if (a[0] == 169 && a[1] == 254) return 0;                            /* link-local */
+    if (a[0] == 172 && (a[1] & 0xF0) == 16) return 0;                    /* private 172.16/12 */
+    if (a[0] == 192 && a[1] == 168) return 0;                            /* private 192.168/16 */
+    if (a[0] == 192 && a[1] == 0 && (a[2] == 0 || a[2] == 2)) return 0;  /* IETF protocol assignments, TEST-NET-1 */
+    if (a[0] == 198 && (a[1] & 0xFE) == 18) return 0;                    /* benchmarking 198.18/15 */
+    if (a[0] == 198 && a[1] == 51 && a[2] == 100) return 0;              /* TEST-NET-2 */
+    if (a[0] == 203 && a[1] == 0 && a[2] == 113) return 0;               /* TEST-NET-3 */
+    return 1;
+}
+
+int pg_http_address_allowed(const char *address, pg_http_address_policy policy) {
+    if (policy == PG_HTTP_ANY_ADDRESS) return 1;
+    int allow_loopback = policy == PG_HTTP_PUBLIC_OR_LOOPBACK;
+    unsigned char bytes[16];
+    if (inet_pton(AF_INET, address, bytes) == 1) return ipv4_public(bytes, allow_loopback);
+    if (inet_pton(AF_INET6, address, bytes) != 1) return 0;
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    if (memcmp(bytes, mapped, 12) == 0) return ipv4_public(bytes + 12, allow_loopback);
+    static const unsigned char loopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    if (memcmp(bytes, loopback, 16) == 0) return allow_loopback;
+    if ((bytes[0] & 0xE0) != 0x20) return 0; /* only global unicast 2000::/3 (no ::, ULA, link-local, multicast) */
+    if (bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8) return 0; /* documentation */
+    return 1;
+}
+
+/* Called once a connection is made, before the request goes out: refuses an address the policy does not allow. */
+static int on_connected(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    pg_http_address_policy policy = *(pg_http_address_policy *)context;
+    return pg_http_address_allowed(primary_ip, policy) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT;
+}
+
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 
 static void initialise(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_progress progress, void *progress_context, pg_http_result *result) {
+                    pg_http_address_policy policy, pg_http_progress progress, void *progress_context,
+                    pg_http_result *result) {
     pthread_once(&initialised, initialise);
     memset(result, 0, sizeof *result);
     CURL *curl = curl_easy_init();
@@ -87,6 +127,10 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response_headers);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, result->error);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (policy != PG_HTTP_ANY_ADDRESS) {
+        curl_easy_setopt(curl, CURLOPT_PREREQFUNCTION, on_connected);
+        curl_easy_setopt(curl, CURLOPT_PREREQDATA, &policy);
+    }
     if (body != NULL || strcmp(method, "GET") != 0) {
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body_length ? body : "");
@@ -103,6 +147,10 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
     result->timed_out = code == CURLE_OPERATION_TIMEDOUT;
     result->too_large = response_body.overflowed;
+    if (code == CURLE_ABORTED_BY_CALLBACK && policy != PG_HTTP_ANY_ADDRESS) {
+        strncpy(result->error, "the address is not a public one (loopback, private or reserved addresses are refused)",
+                sizeof result->error - 1);
+    }
     if (code != CURLE_OK && result->error[0] == 0) {
         strncpy(result->error, curl_easy_strerror(code), sizeof result->error - 1);
     }

@@ -9,13 +9,41 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
+    /// Which addresses it may connect to: URLs a user gave (webhooks, push services) must not reach the server's
+    /// own network.
+    public var addresses: OutboundAddresses
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
+                addresses: OutboundAddresses = .any) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.addresses = addresses
     }
+}
+
+/// The outbound guard: which addresses a request may connect to, checked on the address actually connected to
+/// (after name resolution, so a name that resolves to a private address is refused as well).
+public enum OutboundAddresses: Sendable {
+    /// Any (the services an operator configured: Trefle, Pl@ntNet, the collector).
+    case any
+    /// Public addresses only: not loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (cloud
+    /// metadata at 169.254.169.254), carrier-grade NAT, multicast, documentation or reserved ranges.
+    case publicOnly
+    /// Public ones and loopback: for tests, whose fake receivers listen on 127.0.0.1.
+    case publicOrLoopback
+
+    var policy: pg_http_address_policy {
+        switch self {
+        case .any: PG_HTTP_ANY_ADDRESS
+        case .publicOnly: PG_HTTP_PUBLIC_ONLY
+        case .publicOrLoopback: PG_HTTP_PUBLIC_OR_LOOPBACK
+        }
+    }
+
+    /// Whether the numeric address `address` is one this allows.
+    public func allows(_ address: String) -> Bool { pg_http_address_allowed(address, policy) != 0 }
 }
 
 /// An HTTP response.
@@ -144,7 +172,7 @@ public final class CurlHTTPClient: HTTPClient {
             (request.body ?? Data()).withUnsafeBytes { body in
                 pg_http_perform(request.method, request.url.absoluteString, headers, headerLines.count,
                                 request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes,
-                                report, context, &result)
+                                request.addresses.policy, report, context, &result)
             }
         }
         withExtendedLifetime(box) {}

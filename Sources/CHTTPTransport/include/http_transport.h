@@ -29,11 +29,22 @@ typedef struct {
 typedef void (*pg_http_progress)(void *context, long long download_total, long long downloaded, long long upload_total,
                                  long long uploaded);
 
+/* Which addresses a request may connect to: any; only public ones (not loopback, private, link-local, carrier-grade
+ * NAT, multicast, unspecified or reserved, in IPv4 or IPv6, IPv4-mapped included), for URLs a user gave (webhooks,
+ * push services), so that they cannot reach the server's own network; or public ones and loopback (tests). The
+ * address curl actually connected to is checked, after name resolution, so a name that resolves to a private
+ * address is refused too. */
+typedef enum { PG_HTTP_ANY_ADDRESS = 0, PG_HTTP_PUBLIC_ONLY = 1, PG_HTTP_PUBLIC_OR_LOOPBACK = 2 } pg_http_address_policy;
+
+/* Whether `address` (numeric IPv4 or IPv6) is one `policy` allows. */
+int pg_http_address_allowed(const char *address, pg_http_address_policy policy);
+
 /* Sends one request. `headers` are "Name: value" lines. Returns 0 when a response arrived (any status), else
  * curl's error code with `result->error` set. `progress` may be NULL. Free the result with pg_http_result_free. */
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_progress progress, void *progress_context, pg_http_result *result);
+                    pg_http_address_policy policy, pg_http_progress progress, void *progress_context,
+                    pg_http_result *result);
 
 void pg_http_result_free(pg_http_result *result);
 
