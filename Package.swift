@@ -164,6 +164,7 @@ let package = Package(
             name: "PlantGuideTestSupport",
             dependencies: [
                 "PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "PlantGuideStorage", "CImageCodecs", "CZeroMQ",
+                "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
@@ -248,7 +249,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ServiceProcessTests",
-            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideServiceKit", "PlantGuideTestSupport"],
+            dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideServiceKit", "PlantGuideTestSupport",
+                           "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
     ]
@@ -287,7 +289,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
-            executableExtra: ["PlantGuideStorage"])
+            executableExtra: ["PlantGuideStorage", "PlantGuideWebPush"])
         + service(
             "Gateway", executable: "GatewayService",
             extra: [

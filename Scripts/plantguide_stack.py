@@ -92,7 +92,8 @@ class Stack:
         running = self.processes.setdefault(name, [None] * len(self.ports[name]))
         for index in replicas:
             environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
-                               PLANTGUIDE_REMINDERS_BIND=self.reminders[index if name == "scheduling" else 0])
+                               PLANTGUIDE_REMINDERS_BIND=self.reminders[index if name == "scheduling" else 0],
+                               PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS="1")
             environment.update(self.environment)
             environment.update(self.databases.get(name, {}))
             running[index] = subprocess.Popen(self.command(name, index), env=environment, stdout=log, stderr=log)

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,13 +87,27 @@ int pg_http_address_allowed(const char *address, pg_http_address_policy policy) 
     return 1;
 }
 
-/* Called once a connection is made, before the request goes out: refuses an address the policy does not allow. */
-static int on_connected(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port) {
-    (void)local_ip;
-    (void)primary_port;
-    (void)local_port;
-    pg_http_address_policy policy = *(pg_http_address_policy *)context;
-    return pg_http_address_allowed(primary_ip, policy) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT;
+typedef struct {
+    pg_http_address_policy policy;
+    int refused;
+} address_guard;
+
+/* Called for each socket curl is about to open, with the address it will connect to (after name resolution):
+ * refuses one the policy does not allow, before any packet leaves. */
+static curl_socket_t on_open_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    address_guard *guard = context;
+    char text[INET6_ADDRSTRLEN] = {0};
+    const struct sockaddr *peer = &address->addr;
+    if (peer->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, text, sizeof text);
+    } else if (peer->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, text, sizeof text);
+    }
+    if (purpose != CURLSOCKTYPE_IPCXN || !pg_http_address_allowed(text, guard->policy)) {
+        guard->refused = 1;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(address->family, address->socktype, address->protocol);
 }
 
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
@@ -127,9 +142,10 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response_headers);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, result->error);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    address_guard guard = {.policy = policy};
     if (policy != PG_HTTP_ANY_ADDRESS) {
-        curl_easy_setopt(curl, CURLOPT_PREREQFUNCTION, on_connected);
-        curl_easy_setopt(curl, CURLOPT_PREREQDATA, &policy);
+        curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+        curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &guard);
     }
     if (body != NULL || strcmp(method, "GET") != 0) {
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
@@ -147,7 +163,7 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
     result->timed_out = code == CURLE_OPERATION_TIMEDOUT;
     result->too_large = response_body.overflowed;
-    if (code == CURLE_ABORTED_BY_CALLBACK && policy != PG_HTTP_ANY_ADDRESS) {
+    if (code != CURLE_OK && guard.refused) {
         strncpy(result->error, "the address is not a public one (loopback, private or reserved addresses are refused)",
                 sizeof result->error - 1);
     }

@@ -161,6 +161,11 @@ public final class GatewayRPCService: RPCService {
             let revoked = try await accounts.revokeCalendarLink(userID: caller.id)
             return .with { $0.revoked = revoked }
         }
+        let push = PushUseCases(services: services)
+        authenticated(Methods.createPushSubscription, .ownOnly) { try await push.subscribe($0, as: $1) }
+        authenticated(Methods.deletePushSubscription, .ownOnly) { try await push.unsubscribe($0, as: $1) }
+        authenticated(Methods.listPushSubscriptions, .ownOnly) { try await push.list(as: $1) }
+        authenticated(Methods.getPushKey, .ownOnly) { try await push.key(as: $1) }
         authenticated(Methods.getSettings, .ownOnly) { try await accountData.settings(as: $1) }
         authenticated(Methods.putSettings, .ownOnly) { try await accountData.putSettings($0, as: $1) }
         authenticated(Methods.exportCollection, .ownOnly) { try await accountData.export(as: $1) }

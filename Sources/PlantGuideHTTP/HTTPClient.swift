@@ -23,8 +23,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// The outbound guard: which addresses a request may connect to, checked on the address actually connected to
-/// (after name resolution, so a name that resolves to a private address is refused as well).
+/// The outbound guard: which addresses a request may connect to, checked on each address before its socket opens
+/// (after name resolution, so a name that resolves to a private address is refused as well, and no packet is sent).
 public enum OutboundAddresses: Sendable {
     /// Any (the services an operator configured: Trefle, Pl@ntNet, the collector).
     case any

@@ -4,6 +4,7 @@ import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideStorage
+import PlantGuideWebPush
 
 /// Configuration of plantguide-scheduling.
 public struct SchedulingConfiguration: Sendable {
@@ -11,6 +12,11 @@ public struct SchedulingConfiguration: Sendable {
     public var dataDirectory: URL
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }
+    /// Web Push: the VAPID key reminders to browsers are signed with; nil turns Web Push off.
+    public var vapid: VAPIDKey?
+    /// Tests only: webhooks and push services on loopback addresses (push over plain http there). Private
+    /// addresses stay refused.
+    public var allowLoopbackReceivers = false
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -43,9 +49,15 @@ public struct SchedulingRPCService: RPCService {
 
     public var isReady: Bool { database?.isReachable ?? true }
 
-    /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks only).
+    /// The dispatcher of this service's reminders, publishing on `publisher` (nil: webhooks and Web Push only).
     public func dispatcher(publisher: Publisher?, http: any HTTPClient = CurlHTTPClient()) -> ReminderDispatcher {
-        ReminderDispatcher(records: records, publisher: publisher, http: http, now: configuration.now)
+        ReminderDispatcher(records: records, publisher: publisher, http: http, push: push,
+                           allowLoopbackReceivers: configuration.allowLoopbackReceivers, now: configuration.now)
+    }
+
+    /// Web Push, when a VAPID key is configured.
+    private var push: WebPushSender? {
+        configuration.vapid.map { WebPushSender(key: $0, allowLoopback: configuration.allowLoopbackReceivers) }
     }
 
     public func registerMethods(with router: inout RPCRouter) {
@@ -132,6 +144,42 @@ public struct SchedulingRPCService: RPCService {
         router.register(Methods.deleteWebhook) { request, context in
             let deleted = try await store.deleteWebhook(id: request.id, owner: try context.requireUserID())
             return .with { $0.deleted = deleted }
+        }
+        let push = self.push
+        let now = configuration.now
+        @Sendable func requirePush() throws -> WebPushSender {
+            guard let push else {
+                throw RPCError(.failedPrecondition, "Web Push is off on this server: the operator gives plantguide-scheduling a VAPID key "
+                               + "(--vapid-private-key-file, made by Deploy/make-keys)")
+            }
+            return push
+        }
+        router.register(Methods.registerPushSubscription) { request, context in
+            let owner = try context.requireUserID()
+            let subscription = try requirePush().subscription(endpoint: request.endpoint, p256dh: request.p256Dh, auth: request.auth,
+                                                              at: now().timeIntervalSince1970)
+            try await store.registerPushSubscription(subscription, owner: owner)
+            return .with { $0.subscriptionID = subscription.id }
+        }
+        router.register(Methods.deletePushSubscription) { request, context in
+            let deleted = try await store.deletePushSubscription(id: request.subscriptionID, owner: try context.requireUserID())
+            return .with { $0.deleted = deleted }
+        }
+        router.register(Methods.listPushSubscriptions) { _, context in
+            let subscriptions = try await store.pushSubscriptions(owner: try context.requireUserID())
+            return .with {
+                $0.subscriptions = subscriptions.map { stored in
+                    .with {
+                        $0.subscriptionID = stored.id
+                        $0.pushService = URL(string: stored.endpoint)?.host ?? ""
+                        $0.createdAt = WireTimestamp.clamped(stored.createdAt)
+                    }
+                }
+            }
+        }
+        router.register(Methods.getPushKey) { _, _ in
+            let key = try requirePush().key.publicKeyBase64URL
+            return .with { $0.publicKey = key }
         }
         router.register(Methods.getCalendar) { request, context in
             guard request.days <= 366 else { throw RPCError.invalidArgument("days", .outOfRange, "days must be at most 366") }

@@ -4,6 +4,7 @@ import Logging
 import PlantGuideRPC
 import PlantGuideServiceKit
 import PlantGuideStorage
+import PlantGuideWebPush
 import Scheduling
 import ServiceLifecycle
 
@@ -41,6 +42,46 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Milliseconds between reminder rounds (env PLANTGUIDE_REMINDER_INTERVAL_MS). Default: 1000.", valueName: "ms"))
     var reminderIntervalMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Web Push: the VAPID private key reminders to browsers are signed with, PEM or a base64url scalar; Deploy/make-keys makes one "
+            + "(env PLANTGUIDE_VAPID_PRIVATE_KEY_FILE, or the key itself in PLANTGUIDE_VAPID_PRIVATE_KEY). Default: Web Push off.",
+        valueName: "path"))
+    var vapidPrivateKeyFile: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Web Push: who runs this server, for push services to contact, mailto: or https: (env PLANTGUIDE_VAPID_SUBJECT). "
+            + "Default: mailto:admin@localhost.", valueName: "uri"))
+    var vapidSubject: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "Tests only: webhooks and push services may be on loopback addresses, push services over plain http there "
+            + "(env PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS=1). Private addresses stay refused."))
+    var allowLoopbackReceivers = false
+
+    /// The VAPID key from the flag or the environment; nil when none is given (Web Push off).
+    private func vapidKey(_ environment: [String: String]) throws -> VAPIDKey? {
+        let subject = setting(vapidSubject, "PLANTGUIDE_VAPID_SUBJECT", in: environment) ?? "mailto:admin@localhost"
+        guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else {
+            throw ValidationError("the VAPID subject is a mailto: or https: URI, not '\(subject)'")
+        }
+        let text: String
+        if let path = setting(vapidPrivateKeyFile, "PLANTGUIDE_VAPID_PRIVATE_KEY_FILE", in: environment) {
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read the VAPID private key file '\(path)'")
+            }
+            text = contents
+        } else if let inline = environment["PLANTGUIDE_VAPID_PRIVATE_KEY"], !inline.isEmpty {
+            text = inline
+        } else {
+            return nil
+        }
+        do {
+            return VAPIDKey(privateKey: try VAPIDKey.privateKey(fromText: text), subject: subject)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try options.resolve(service: "scheduling", defaultBind: "tcp://127.0.0.1:7004", environment: environment)
@@ -50,9 +91,14 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("reminder interval must be 10 to 60000 ms, not '\(intervalText)'")
         }
         let choice = try storage.resolve(service: "scheduling", environment: environment)
+        let vapid = try vapidKey(environment)
+        let loopbackReceivers = allowLoopbackReceivers || environment["PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS"] == "1"
         let publisher = try Publisher(bind: pubEndpoint, curve: resolved.curve)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
-            let configuration = SchedulingConfiguration(dataDirectory: environment.dataDirectory)
+            var configuration = SchedulingConfiguration(dataDirectory: environment.dataDirectory)
+            configuration.vapid = vapid
+            configuration.allowLoopbackReceivers = loopbackReceivers
+            if vapid == nil { environment.logger.info("Web Push is off: no VAPID key (--vapid-private-key-file)") }
             guard case .postgres(let settings) = choice else {
                 let service = try SchedulingRPCService(configuration: configuration, logger: environment.logger)
                 return ServiceSet(

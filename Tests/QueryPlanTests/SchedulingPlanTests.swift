@@ -99,7 +99,7 @@ struct SchedulingPlanTests {
         let store = SchedulingStore(records: records, now: { clock.now })
         let hook = try FakeHTTPServer { _ in .reply(status: 204) }
         defer { hook.stop() }
-        let dispatcher = ReminderDispatcher(records: records, publisher: nil, initialBackoff: 2, now: { clock.now })
+        let dispatcher = ReminderDispatcher(records: records, publisher: nil, allowLoopbackReceivers: true, initialBackoff: 2, now: { clock.now })
         try await Self.seedOthers(store, hook: hook)
 
         try await audit.recording {
@@ -124,7 +124,7 @@ struct SchedulingPostgresPlanTests {
         let store = SchedulingStore(records: records, now: { clock.now })
         let hook = try FakeHTTPServer { _ in .reply(status: 204) }
         defer { hook.stop() }
-        let dispatcher = ReminderDispatcher(records: records, publisher: nil, initialBackoff: 2, now: { clock.now })
+        let dispatcher = ReminderDispatcher(records: records, publisher: nil, allowLoopbackReceivers: true, initialBackoff: 2, now: { clock.now })
         try await SchedulingPlanTests.seedOthers(store, hook: hook)
 
         try await audit.recording { try await SchedulingPlanTests.workload(store, dispatcher, clock: clock, hook: hook) }

@@ -15,7 +15,7 @@ struct DeliveryClaimTests: SchedulingSuite {
 
     private func dispatcher() -> ReminderDispatcher {
         let clock = self.clock
-        return ReminderDispatcher(records: backend.records, publisher: nil, initialBackoff: 2, now: { clock.now })
+        return ReminderDispatcher(records: backend.records, publisher: nil, allowLoopbackReceivers: true, initialBackoff: 2, now: { clock.now })
     }
 
     /// `users` users, each with a plant due for watering today at 08:00 UTC and a webhook at `hook`.

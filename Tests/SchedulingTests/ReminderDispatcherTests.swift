@@ -16,7 +16,7 @@ struct ReminderDispatcherTests: SchedulingSuite {
 
     private func dispatcher(_ publisher: Publisher?, maxAttempts: Int = 8) -> ReminderDispatcher {
         let clock = self.clock
-        return ReminderDispatcher(records: backend.records, publisher: publisher,
+        return ReminderDispatcher(records: backend.records, publisher: publisher, allowLoopbackReceivers: true,
                                   maxAttempts: maxAttempts, initialBackoff: 2, now: { clock.now })
     }
 

@@ -51,7 +51,7 @@ struct UserSchedulesTests: SchedulingSuite {
         await #expect(throws: SchedulingError.self) { _ = try await t.store.rename(plantID: "nope", to: "Fern", owner: "a") }
         t.clock.advance(seconds: 3_600)  // 08:00, the watering reminder is due
         let clock = t.clock
-        _ = try await ReminderDispatcher(records: t.backend.records, publisher: nil, now: { clock.now }).runOnce()
+        _ = try await ReminderDispatcher(records: t.backend.records, publisher: nil, allowLoopbackReceivers: true, now: { clock.now }).runOnce()
         let messages = try await t.backend.data(sqlite: "SELECT message FROM reminder", postgres: "SELECT message FROM reminder")
         let names = try messages.map { try Plantguide_Scheduling_V1_Reminder(serializedBytes: $0).plantName }
         #expect(names == ["Fernando"])

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideWebPush
 import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
@@ -13,6 +14,8 @@ struct GatewayJourneyTests {
 
     /// The stack: four services, the gateway, a fake Pl@ntNet, and the gateway's data folder (for the CLI).
     final class Stack: Sendable {
+        /// Web Push's key pair of every stack: scheduling signs with it; tests check signatures with its public key.
+        static let vapidKey = VAPIDKey.generate(subject: "mailto:tests@plantguide.example")
         let services: [String: ServiceProcess]
         let gateway: ServiceProcess
         let plantnet: FakeHTTPServer
@@ -57,7 +60,8 @@ struct GatewayJourneyTests {
                         environment: [
                             "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
                             "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": reminders,
-                            "PLANTGUIDE_REMINDER_INTERVAL_MS": "100",
+                            "PLANTGUIDE_REMINDER_INTERVAL_MS": "100", "PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS": "1",
+                            "PLANTGUIDE_VAPID_PRIVATE_KEY": Self.vapidKey.privateKeyPEM,
                         ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }.merging(logFormat) { $1 },
                         client: serviceClient, logLevel: logLevel, log: log(name)))
                 }

@@ -14,6 +14,7 @@ struct SchedulingReplicaTests {
     private static func replica(_ database: [String: String]) async throws -> ServiceProcess {
         try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())", environment: database.merging([
             "PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())", "PLANTGUIDE_REMINDER_INTERVAL_MS": "200",
+            "PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS": "1",
         ]) { $1 })
     }
 

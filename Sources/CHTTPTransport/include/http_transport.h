@@ -31,9 +31,9 @@ typedef void (*pg_http_progress)(void *context, long long download_total, long l
 
 /* Which addresses a request may connect to: any; only public ones (not loopback, private, link-local, carrier-grade
  * NAT, multicast, unspecified or reserved, in IPv4 or IPv6, IPv4-mapped included), for URLs a user gave (webhooks,
- * push services), so that they cannot reach the server's own network; or public ones and loopback (tests). The
- * address curl actually connected to is checked, after name resolution, so a name that resolves to a private
- * address is refused too. */
+ * push services), so that they cannot reach the server's own network; or public ones and loopback (tests). Each
+ * address curl is about to connect to is checked, after name resolution and before the socket opens, so a name
+ * that resolves to a private address is refused too, without a packet sent. */
 typedef enum { PG_HTTP_ANY_ADDRESS = 0, PG_HTTP_PUBLIC_ONLY = 1, PG_HTTP_PUBLIC_OR_LOOPBACK = 2 } pg_http_address_policy;
 
 /* Whether `address` (numeric IPv4 or IPv6) is one `policy` allows. */

@@ -323,6 +323,34 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "DELETE", path: "/v1/calendar-link", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/CreatePushSubscription` (idempotent)
+    public static let createPushSubscription = RPCMethod<Plantguide_Gateway_V1_CreatePushSubscriptionRequest, Plantguide_Gateway_V1_CreatePushSubscriptionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreatePushSubscription",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/push-subscriptions", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/DeletePushSubscription` (idempotent)
+    public static let deletePushSubscription = RPCMethod<Plantguide_Gateway_V1_DeletePushSubscriptionRequest, Plantguide_Gateway_V1_DeletePushSubscriptionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/DeletePushSubscription",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/push-subscriptions/{subscription_id}", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ListPushSubscriptions` (idempotent)
+    public static let listPushSubscriptions = RPCMethod<Plantguide_Gateway_V1_ListPushSubscriptionsRequest, Plantguide_Gateway_V1_ListPushSubscriptionsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListPushSubscriptions",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/push-subscriptions", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/GetPushKey` (idempotent)
+    public static let getPushKey = RPCMethod<Plantguide_Gateway_V1_GetPushKeyRequest, Plantguide_Gateway_V1_GetPushKeyResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetPushKey",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/push/key", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/ShareCollection` (idempotent)
     public static let shareCollection = RPCMethod<Plantguide_Gateway_V1_ShareCollectionRequest, Plantguide_Gateway_V1_ShareCollectionResponse>(
         path: "/plantguide.gateway.v1.GatewayService/ShareCollection",
@@ -394,7 +422,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).
@@ -543,6 +571,30 @@ public enum Plantguide_Scheduling_V1_SchedulingService {
         isIdempotent: true
     )
 
+    /// `/plantguide.scheduling.v1.SchedulingService/RegisterPushSubscription` (idempotent)
+    public static let registerPushSubscription = RPCMethod<Plantguide_Scheduling_V1_RegisterPushSubscriptionRequest, Plantguide_Scheduling_V1_RegisterPushSubscriptionResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/RegisterPushSubscription",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/DeletePushSubscription` (idempotent)
+    public static let deletePushSubscription = RPCMethod<Plantguide_Scheduling_V1_DeletePushSubscriptionRequest, Plantguide_Scheduling_V1_DeletePushSubscriptionResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/DeletePushSubscription",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/ListPushSubscriptions` (idempotent)
+    public static let listPushSubscriptions = RPCMethod<Plantguide_Scheduling_V1_ListPushSubscriptionsRequest, Plantguide_Scheduling_V1_ListPushSubscriptionsResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/ListPushSubscriptions",
+        isIdempotent: true
+    )
+
+    /// `/plantguide.scheduling.v1.SchedulingService/GetPushKey` (idempotent)
+    public static let getPushKey = RPCMethod<Plantguide_Scheduling_V1_GetPushKeyRequest, Plantguide_Scheduling_V1_GetPushKeyResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/GetPushKey",
+        isIdempotent: true
+    )
+
     /// `/plantguide.scheduling.v1.SchedulingService/GetCalendar` (idempotent)
     public static let getCalendar = RPCMethod<Plantguide_Scheduling_V1_GetCalendarRequest, Plantguide_Scheduling_V1_GetCalendarResponse>(
         path: "/plantguide.scheduling.v1.SchedulingService/GetCalendar",
@@ -574,7 +626,7 @@ public enum Plantguide_Scheduling_V1_SchedulingService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, getCalendar, listSchedules, renamePlant, getPlantTaskCounts, deleteUserData]
+    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, registerPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, getCalendar, listSchedules, renamePlant, getPlantTaskCounts, deleteUserData]
 }
 
 /// Every method of every PlantGuide service, for tools that call methods by path (`plantguide rpc call`).

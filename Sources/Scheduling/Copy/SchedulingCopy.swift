@@ -13,13 +13,13 @@ public enum SchedulingCopy {
         return try await compare(source, target)
     }
 
-    /// Compares preferences, schedules, tasks, webhooks, reminders and deliveries of two backends.
+    /// Compares preferences, schedules, tasks, webhooks, push subscriptions, reminders and deliveries of two backends.
     public static func compare(_ source: any SchedulingCopySource, _ target: any SchedulingCopySource) async throws -> [CopyCheck] {
         try await OwnerTables.compare(Table.allCases.map(\.rawValue), source: rows(source), target: rows(target))
     }
 
     enum Table: String, CaseIterable {
-        case preferences, schedules, tasks, webhooks, reminders, deliveries
+        case preferences, schedules, tasks, webhooks, pushSubscriptions, reminders, deliveries
 
         /// This table's rows of `records`.
         func rows(_ records: SchedulingOwnerRecords) -> [KeyedRow] {
@@ -46,6 +46,9 @@ public enum SchedulingCopy {
                 }
             }
             case .webhooks: return records.webhooks.map { hook in row(hook.id) { $0.add(hook.url); $0.add(hook.secret) } }
+            case .pushSubscriptions: return records.pushSubscriptions.map { push in
+                row(push.id) { $0.add(push.endpoint); $0.add(push.p256dh); $0.add(push.auth); $0.add(push.createdAt) }
+            }
             case .reminders: return records.reminders.map { reminder in
                 row(reminder.id) { $0.add(reminder.taskID); $0.add(reminder.message); $0.add(reminder.createdAt) }
             }

@@ -9,6 +9,7 @@ public struct SchedulingOwnerRecords: Sendable {
     public var schedules: [(plantID: String, message: Data)] = []
     public var tasks: [StoredTask] = []
     public var webhooks: [(id: String, url: String, secret: String)] = []
+    public var pushSubscriptions: [StoredPushSubscription] = []
     public var reminders: [(id: String, taskID: String, message: Data, createdAt: Double)] = []
     public var deliveries: [StoredDelivery] = []
 

@@ -8,7 +8,7 @@ extension PostgresScheduling: SchedulingCopySource {
         try await database.read { session in
             try await session.all("""
                 SELECT owner_id FROM preferences UNION SELECT owner_id FROM schedule UNION SELECT owner_id FROM task
-                UNION SELECT owner_id FROM webhook UNION SELECT owner_id FROM reminder
+                UNION SELECT owner_id FROM webhook UNION SELECT owner_id FROM push_subscription UNION SELECT owner_id FROM reminder
                 """, as: String.self)
         }
     }
@@ -30,6 +30,9 @@ extension PostgresScheduling: SchedulingCopySource {
             }
             records.webhooks = try await session.all("SELECT id, url, secret FROM webhook WHERE owner_id = \(owner)", as: (String, String, String).self)
                 .map { (id: $0.0, url: $0.1, secret: $0.2) }
+            records.pushSubscriptions = try await session.all("""
+                SELECT id, endpoint, p256dh, auth, created_at FROM push_subscription WHERE owner_id = \(owner)
+                """, as: (String, String, Data, Data, Double).self).map(Self.pushSubscription)
             records.reminders = try await session.all("""
                 SELECT id, task_id, message, created_at FROM reminder WHERE owner_id = \(owner)
                 """, as: (String, String, Data, Double).self).map { (id: $0.0, taskID: $0.1, message: $0.2, createdAt: $0.3) }
@@ -75,6 +78,14 @@ extension PostgresScheduling: SchedulingCopySource {
                 try await session.query("""
                     INSERT INTO webhook (owner_id, id, url, secret) VALUES (\(owner), \(id), \(url), \(secret))
                     ON CONFLICT (owner_id, id) DO UPDATE SET url = excluded.url, secret = excluded.secret
+                    """)
+            }
+            for push in records.pushSubscriptions {
+                try await session.query("""
+                    INSERT INTO push_subscription (owner_id, id, endpoint, p256dh, auth, created_at)
+                    VALUES (\(owner), \(push.id), \(push.endpoint), \(push.p256dh), \(push.auth), \(push.createdAt))
+                    ON CONFLICT (owner_id, id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth,
+                        created_at = excluded.created_at
                     """)
             }
             for (id, taskID, message, createdAt) in records.reminders {

@@ -31,6 +31,7 @@ extension PostgresScheduling {
         guard !tasks.isEmpty else { return 0 }
         let preferences = try await Self.preferences(session, owner: owner)
         var receivers = try await session.all("SELECT 'webhook:' || id FROM webhook WHERE owner_id = \(owner) ORDER BY id", as: String.self)
+            + session.all("SELECT 'push:' || id FROM push_subscription WHERE owner_id = \(owner) ORDER BY id", as: String.self)
         if publishing { receivers.insert("pub", at: 0) }
         for task in tasks {
             let remindAt = task.hasRemindAt ? Double(task.remindAt.seconds) + Double(task.remindAt.nanos) / 1e9 : 0

@@ -132,6 +132,7 @@ public struct PostgresScheduling: SchedulingRecords {
             let schedules = try await session.count("DELETE FROM schedule WHERE owner_id = \(owner) RETURNING 1")
             let tasks = try await session.count("DELETE FROM task WHERE owner_id = \(owner) RETURNING 1")
             try await session.query("DELETE FROM webhook WHERE owner_id = \(owner)")
+            try await session.query("DELETE FROM push_subscription WHERE owner_id = \(owner)")
             try await session.query("DELETE FROM preferences WHERE owner_id = \(owner)")
             return (schedules, tasks)
         }

@@ -190,5 +190,18 @@ enum PostgresSchedulingSchema {
         PostgresMigration(5, "one horizon extension a day", [
             "CREATE TABLE horizon_day (day integer PRIMARY KEY, claimed_at double precision NOT NULL)",
         ]),
+        PostgresMigration(6, "push subscriptions", [
+            """
+            CREATE TABLE push_subscription (
+                owner_id text COLLATE "C" NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                endpoint text NOT NULL,
+                p256dh bytea NOT NULL,
+                auth bytea NOT NULL,
+                created_at double precision NOT NULL,
+                PRIMARY KEY (owner_id, id)
+            )
+            """,
+        ]),
     ]
 }

@@ -4,8 +4,14 @@ import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
 
-/// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic: ``ReminderTopic``) and to
-/// every webhook of the user (a signed JSON POST), each receiver with its own delivery row.
+/// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic: ``ReminderTopic``), to
+/// every webhook of the user (a signed JSON POST) and to every browser subscribed by Web Push (``WebPushSender``),
+/// each receiver with its own delivery row.
+///
+/// Webhooks and push services are URLs users gave: they may only be public addresses (the outbound guard,
+/// ``PlantGuideHTTP/OutboundAddresses``), loopback too when `allowLoopbackReceivers` (tests). A push service that
+/// answers 404 or 410 has lost the browser's subscription, which is removed; 429 and 5xx are retried, after the
+/// service's Retry-After when it gives one.
 ///
 /// Collecting writes the reminder, one delivery row per receiver, and the task's `remindedAt` in one transaction,
 /// so a reminder is never lost nor made twice. A delivery is marked done only after its receiver took it: after a
@@ -21,6 +27,10 @@ public final class ReminderDispatcher: Sendable {
     let records: any SchedulingRecords
     let publisher: Publisher?
     let http: any HTTPClient
+    /// Web Push, when the service has a VAPID key.
+    let push: WebPushSender?
+    /// Whether webhooks may be on loopback addresses (tests); never private ones.
+    let allowLoopbackReceivers: Bool
     let now: @Sendable () -> Date
     /// Default 8.
     public let maxAttempts: Int
@@ -30,11 +40,14 @@ public final class ReminderDispatcher: Sendable {
     public let maxLateness: TimeInterval
 
     public init(records: any SchedulingRecords, publisher: Publisher?, http: any HTTPClient = CurlHTTPClient(),
+                push: WebPushSender? = nil, allowLoopbackReceivers: Bool = false,
                 maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, maxLateness: TimeInterval = 12 * 3_600,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.records = records
         self.publisher = publisher
         self.http = http
+        self.push = push
+        self.allowLoopbackReceivers = allowLoopbackReceivers
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.maxLateness = maxLateness
@@ -100,14 +113,22 @@ public final class ReminderDispatcher: Sendable {
                                                error: "reminders of this type or plant were turned off")
                 continue
             }
+            let outcome: Outcome
             do {
-                try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
+                outcome = try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
+            } catch {
+                outcome = .failed("\(error)", retryAfter: nil)
+            }
+            switch outcome {
+            case .delivered:
                 try await records.markDelivery(delivery, state: 1, attempts: attempts + 1, next: time, error: "")
                 delivered += 1
-            } catch {
+            case .receiverGone(let why):
+                try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts + 1, next: time, error: why)
+            case .failed(let error, let retryAfter):
                 let dead = attempts + 1 >= maxAttempts
-                let wait = min(initialBackoff * pow(2, Double(attempts)), 3_600)
-                try await records.markDelivery(delivery, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: "\(error)")
+                let wait = retryAfter.map { min(max($0, 1), 3_600) } ?? min(initialBackoff * pow(2, Double(attempts)), 3_600)
+                try await records.markDelivery(delivery, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: error)
             }
         }
         return delivered
@@ -125,12 +146,45 @@ public final class ReminderDispatcher: Sendable {
         return try await records.reminds(owner: owner, plantID: reminder.task.plantID, kind: kind)
     }
 
-    private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws {
+    /// What became of one delivery.
+    private enum Outcome {
+        case delivered
+        /// The receiver is no more (a push subscription the service reports gone, now removed): not retried.
+        case receiverGone(String)
+        /// Retried with back-off, or after `retryAfter` seconds when the receiver said.
+        case failed(String, retryAfter: Double?)
+    }
+
+    private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws -> Outcome {
         if receiver == "pub" {
             publisher?.publish(topic: ReminderTopic.topic(for: owner), payload: [UInt8](message))
-            return
+            return .delivered
         }
-        let hookID = String(receiver.dropFirst("webhook:".count))
+        if receiver.hasPrefix("push:") { return try await deliverPush(message, subscriptionID: String(receiver.dropFirst(5)), owner: owner) }
+        try await deliverWebhook(message, hookID: String(receiver.dropFirst("webhook:".count)), owner: owner, reminderID: reminderID)
+        return .delivered
+    }
+
+    private func deliverPush(_ message: Data, subscriptionID: String, owner: String) async throws -> Outcome {
+        guard let push else { return .failed("Web Push is off: the service has no VAPID key", retryAfter: 3_600) }
+        guard let subscription = try await records.pushSubscription(id: subscriptionID, owner: owner) else {
+            return .receiverGone("push subscription \(subscriptionID) was removed")
+        }
+        let reminder = try Reminder(serializedBytes: message)
+        switch try await push.send(reminder, to: subscription, owner: owner, http: http, timeout: .seconds(Self.deliveryTimeout), now: now()) {
+        case .delivered:
+            return .delivered
+        case .gone:
+            _ = try await records.deletePushSubscription(id: subscriptionID, owner: owner)
+            return .receiverGone("the push service no longer knows the subscription: removed")
+        case .retry(let status, let retryAfter):
+            return .failed("the push service answered \(status)", retryAfter: retryAfter)
+        case .refused(let status):
+            return .failed("the push service refused the message with \(status)", retryAfter: nil)
+        }
+    }
+
+    private func deliverWebhook(_ message: Data, hookID: String, owner: String, reminderID: String) async throws {
         guard let hook = try await records.webhook(id: hookID, owner: owner), let url = URL(string: hook.url) else {
             throw SchedulingError(.notFound, "webhook \(hookID) was removed")
         }
@@ -139,7 +193,7 @@ public final class ReminderDispatcher: Sendable {
             "Content-Type": "application/json",
             WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
             "X-PlantGuide-Reminder-Id": reminderID,
-        ], body: body), timeout: .seconds(Self.deliveryTimeout))
+        ], body: body, addresses: allowLoopbackReceivers ? .publicOrLoopback : .publicOnly), timeout: .seconds(Self.deliveryTimeout))
         guard (200..<300).contains(response.status) else {
             throw SchedulingError(.failedPrecondition, "webhook \(hookID) answered \(response.status)")
         }

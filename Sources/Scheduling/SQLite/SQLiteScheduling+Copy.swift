@@ -7,7 +7,7 @@ extension SQLiteScheduling: SchedulingCopySource {
         try await writer.read { db in
             try String.fetchAll(db, sql: """
                 SELECT ownerID FROM preferences UNION SELECT ownerID FROM schedule UNION SELECT ownerID FROM task
-                UNION SELECT ownerID FROM webhook UNION SELECT ownerID FROM reminder
+                UNION SELECT ownerID FROM webhook UNION SELECT ownerID FROM pushSubscription UNION SELECT ownerID FROM reminder
                 """)
         }
     }
@@ -25,6 +25,8 @@ extension SQLiteScheduling: SchedulingCopySource {
             }
             records.webhooks = try Row.fetchAll(db, sql: "SELECT id, url, secret FROM webhook WHERE ownerID = ?", arguments: [owner])
                 .map { ($0["id"], $0["url"], $0["secret"]) }
+            records.pushSubscriptions = try Row.fetchAll(db, sql: "SELECT * FROM pushSubscription WHERE ownerID = ?", arguments: [owner])
+                .map(Self.pushSubscription)
             records.reminders = try Row.fetchAll(db, sql: "SELECT id, taskID, message, createdAt FROM reminder WHERE ownerID = ?", arguments: [owner])
                 .map { ($0["id"], $0["taskID"], $0["message"], $0["createdAt"]) }
             records.deliveries = try Row.fetchAll(db, sql: """

@@ -35,6 +35,7 @@ extension SQLiteScheduling {
                 try db.execute(sql: "INSERT OR IGNORE INTO reminder VALUES (?, ?, ?, ?, ?)",
                                arguments: [reminder.id, owner, task.id, try reminder.serializedData(), time])
                 var receivers = try String.fetchAll(db, sql: "SELECT 'webhook:' || id FROM webhook WHERE ownerID = ?", arguments: [owner])
+                    + String.fetchAll(db, sql: "SELECT 'push:' || id FROM pushSubscription WHERE ownerID = ? ORDER BY id", arguments: [owner])
                 if publishing { receivers.insert("pub", at: 0) }
                 for receiver in receivers {
                     try db.execute(sql: "INSERT OR IGNORE INTO delivery (reminderID, receiver, nextAttemptAt) VALUES (?, ?, ?)",

@@ -131,6 +131,7 @@ public struct SQLiteScheduling: SchedulingRecords {
             try db.execute(sql: "DELETE FROM task WHERE ownerID = ?", arguments: [owner])
             let tasks = db.changesCount
             try db.execute(sql: "DELETE FROM webhook WHERE ownerID = ?", arguments: [owner])
+            try db.execute(sql: "DELETE FROM pushSubscription WHERE ownerID = ?", arguments: [owner])
             try db.execute(sql: "DELETE FROM preferences WHERE ownerID = ?", arguments: [owner])
             return (schedules, tasks)
         }

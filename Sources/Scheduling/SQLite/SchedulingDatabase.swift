@@ -105,6 +105,19 @@ public enum SchedulingDatabase {
                 CREATE TRIGGER calendarPreferencesUpdate AFTER UPDATE ON preferences BEGIN \(bumpNew) END;
                 """)
         }
+        migrator.registerMigration("v5: push subscriptions") { db in
+            try db.execute(sql: """
+                CREATE TABLE pushSubscription (
+                    ownerID TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    endpoint TEXT NOT NULL,
+                    p256dh BLOB NOT NULL,
+                    auth BLOB NOT NULL,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (ownerID, id)
+                );
+                """)
+        }
         return migrator
     }
 

@@ -72,12 +72,21 @@ public protocol SchedulingRecords: Sendable {
     func registerWebhook(id: String, url: String, secret: String, owner: String) async throws
     func deleteWebhook(id: String, owner: String) async throws -> Bool
 
+    // MARK: Push subscriptions
+
+    /// Keeps (or replaces, by id) a browser's push subscription of the owner's.
+    func registerPushSubscription(_ subscription: StoredPushSubscription, owner: String) async throws
+    func deletePushSubscription(id: String, owner: String) async throws -> Bool
+    /// The owner's push subscriptions, oldest first.
+    func pushSubscriptions(owner: String) async throws -> [StoredPushSubscription]
+    func pushSubscription(id: String, owner: String) async throws -> StoredPushSubscription?
+
     // MARK: Reminders
 
     /// How many tasks' reminders are due and not yet collected (at most `limit`).
     func dueReminderCount(at time: Double, limit: Int) async throws -> Int
     /// Writes the reminders of tasks whose time has come into the outbox, a delivery per receiver (`pub` first when
-    /// `publishing`, then each webhook); a reminder later than `maxLateness` or whose toggle is off is marked and not
+    /// `publishing`, then each webhook, then each push subscription); a reminder later than `maxLateness` or whose toggle is off is marked and not
     /// written. Returns how many tasks it handled.
     func collectDueReminders(at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int
     /// Claims pending deliveries whose time has come, oldest first: each one's next attempt moves to `time + lease`,
@@ -88,6 +97,26 @@ public protocol SchedulingRecords: Sendable {
     /// A webhook's URL and secret.
     func webhook(id: String, owner: String) async throws -> (url: String, secret: String)?
     func markDelivery(_ delivery: DueDelivery, state: Int, attempts: Int, next: Double, error: String) async throws
+}
+
+/// A browser's Web Push subscription as stored: where its push service takes messages for it, and the keys only
+/// it can decrypt them with.
+public struct StoredPushSubscription: Sendable, Equatable {
+    public var id: String
+    public var endpoint: String
+    /// The browser's P-256 public key, uncompressed (65 bytes).
+    public var p256dh: Data
+    /// Its auth secret (16 bytes).
+    public var auth: Data
+    public var createdAt: Double
+
+    public init(id: String, endpoint: String, p256dh: Data, auth: Data, createdAt: Double) {
+        self.id = id
+        self.endpoint = endpoint
+        self.p256dh = p256dh
+        self.auth = auth
+        self.createdAt = createdAt
+    }
 }
 
 /// What a task list asks for: the view, types and plant.

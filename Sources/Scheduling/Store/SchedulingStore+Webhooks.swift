@@ -14,4 +14,26 @@ extension SchedulingStore {
     public func deleteWebhook(id: String, owner: String) async throws -> Bool {
         try await records.deleteWebhook(id: id, owner: owner)
     }
+
+    /// Keeps a browser's push subscription (checked by ``WebPushSender``); a user has at most 50, so that a script
+    /// cannot make one reminder fan out without end.
+    /// - Throws: RESOURCE_EXHAUSTED beyond 50.
+    public func registerPushSubscription(_ subscription: StoredPushSubscription, owner: String) async throws {
+        let existing = try await records.pushSubscriptions(owner: owner)
+        guard existing.count < Self.maxPushSubscriptions || existing.contains(where: { $0.id == subscription.id }) else {
+            throw SchedulingError(.resourceExhausted, "at most \(Self.maxPushSubscriptions) browsers may have notifications on: turn one off first")
+        }
+        try await records.registerPushSubscription(subscription, owner: owner)
+    }
+
+    static let maxPushSubscriptions = 50
+
+    public func deletePushSubscription(id: String, owner: String) async throws -> Bool {
+        guard !id.isEmpty else { throw SchedulingError.invalidArgument("subscription_id", .required, "name the subscription to remove") }
+        return try await records.deletePushSubscription(id: id, owner: owner)
+    }
+
+    public func pushSubscriptions(owner: String) async throws -> [StoredPushSubscription] {
+        try await records.pushSubscriptions(owner: owner)
+    }
 }
