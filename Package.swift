@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "PlantGuideCLI",
             dependencies: [
-                "PlantGuideRPC", "PlantGuideHTTP",
+                "PlantGuideRPC", "PlantGuideHTTP", "PlantGuideWebPush",
                 "PlantGuideCore",
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

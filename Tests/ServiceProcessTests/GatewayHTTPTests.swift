@@ -351,6 +351,63 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("Web Push: a browser signed in by cookie subscribes; its reminder reaches the push service once, decrypted and VAPID-signed, from any replica",
+          arguments: [GatewayJourneyTests.JourneySetup(backend: .sqlite, replicas: 1), GatewayJourneyTests.JourneySetup(backend: .postgres, replicas: 3)])
+    func webPush(setup: GatewayJourneyTests.JourneySetup) async throws {
+        let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)
+        try await stack.waitForHTTP()
+        let vapid = GatewayJourneyTests.Stack.vapidKey
+        let service = try FakePushService(vapidPublicKey: vapid.publicKeyBase64URL)
+        defer { service.stop() }
+        // The app's page: signs up to a cookie, reads the server key, subscribes (the PushSubscription JSON as it is).
+        let page = ["Origin": stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))]
+        let opened = try await send(stack, "POST", "/v1/accounts", token: nil, json: #"{"name": "fay", "password": "basil needs water", "cookie": true}"#,
+                                    extra: page)
+        let cookie = ["Cookie": String(try #require(opened.headers["set-cookie"], "\(opened.body)").prefix { $0 != ";" })]
+        let browser = cookie.merging(page) { $1 }
+        let key = try await send(stack, "GET", "/v1/push/key", token: nil, extra: cookie)
+        #expect(key.status == 200 && key.body["publicKey"] as? String == vapid.publicKeyBase64URL, "\(key.body)")
+        let subscription = """
+            {"endpoint": "\(service.endpoint())", "expirationTime": null, "keys": {"p256dh": "\(service.p256dh)", "auth": "\(service.authText)"}}
+            """
+        let subscribed = try await send(stack, "POST", "/v1/push-subscriptions", token: nil, json: subscription, extra: browser)
+        let again = try await send(stack, "POST", "/v1/push-subscriptions", token: nil, json: subscription, extra: browser)
+        #expect(subscribed.status == 200 && subscribed.body["subscriptionId"] as? String == again.body["subscriptionId"] as? String, "\(subscribed.body)")
+        let badKeys = try await send(stack, "POST", "/v1/push-subscriptions", token: nil,
+                                     json: #"{"endpoint": "https://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}"#, extra: browser)
+        #expect(badKeys.status == 400 && "\(badKeys.body)".contains("p256dh"), "\(badKeys.body)")
+        let listed = try await send(stack, "GET", "/v1/push-subscriptions", token: nil, extra: cookie)
+        #expect((listed.body["subscriptions"] as? [[String: Any]])?.map { $0["pushService"] as? String } == ["127.0.0.1"], "\(listed.body)")
+
+        // A reminder at the minute just gone (UTC): the plant's first task due today reminds at once.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let parts = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
+        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
+            ? "00:00" : String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        let settings = try await send(stack, "PATCH", "/v1/settings", token: nil, json: """
+            {"settings": {"notifyTime": "\(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}
+            """, extra: browser)
+        #expect(settings.status == 200, "\(settings.body)")
+        let saved = try await send(stack, "PUT", "/v1/plants/p1", token: nil, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#,
+                                   extra: browser)
+        #expect(saved.status == 200, "\(saved.body)")
+
+        #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { !$0.isEmpty }, "no push message arrived")
+        try await Task.sleep(for: .seconds(2))  // every replica's dispatcher runs several rounds meanwhile
+        let messages = service.messages
+        #expect(messages.count == 1, "\(messages.count) messages for one reminder")
+        let message = try #require(messages.first)
+        let json = try #require(message.json, "the message did not decrypt")
+        #expect(json["plantId"] as? String == "p1" && (json["title"] as? String)?.hasSuffix("Fig") == true, "\(json)")
+        #expect(message.vapidSubject == vapid.subject && message.ttl != nil && message.urgency == "normal" && message.topic != nil)
+
+        let removed = try await send(stack, "DELETE", "/v1/push-subscriptions/\(subscribed.body["subscriptionId"] as? String ?? "")", token: nil,
+                                     extra: browser)
+        #expect(removed.status == 200 && removed.body["deleted"] as? Bool == true)
+        await stack.stop()
+    }
+
     @Test("a browser signs in to a session cookie (__Host-, HttpOnly, SameSite=Lax, Secure behind TLS) that works in place of the token; cross-site changes are refused; signing out clears it")
     func browserSession() async throws {
         let origin = "https://plants.example.test"

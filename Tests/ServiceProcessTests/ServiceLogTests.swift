@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideWebPush
 import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
@@ -63,6 +64,25 @@ struct ServiceLogTests {
             if let token = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["token"] as? String { issued.append(token) }
         }
         #expect(issued.count == 2, "signed up and signed in once each")
+        // A browser signs in to a session cookie and turns on Web Push: neither the cookie, the subscription's
+        // endpoint and keys, nor the VAPID private key may reach a log line.
+        let origin = stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let signedIn = try await http.send(HTTPRequest(method: "POST", url: stack.httpBase.appendingPathComponent("v1/sessions"),
+                                                       headers: ["Content-Type": "application/json", "Origin": origin],
+                                                       body: Data(#"{"name": "cleo", "password": "\#(password)", "cookie": true}"#.utf8)),
+                                           timeout: TestTime.scaled(.seconds(20)))
+        let cookie = String(signedIn.headers["set-cookie"]?.prefix { $0 != ";" } ?? "")
+        let sessionToken = String(cookie.drop { $0 != "=" }.dropFirst())
+        #expect(sessionToken.hasPrefix("pg_"), "\(signedIn.status)")
+        let push = try FakePushService(vapidPublicKey: GatewayJourneyTests.Stack.vapidKey.publicKeyBase64URL)
+        defer { push.stop() }
+        let endpoint = push.endpoint("browser-\(UUID().uuidString.prefix(8))")
+        let subscribed = try await http.send(HTTPRequest(
+            method: "POST", url: stack.httpBase.appendingPathComponent("v1/push-subscriptions"),
+            headers: ["Content-Type": "application/json", "Origin": origin, "Cookie": cookie],
+            body: Data(#"{"endpoint": "\#(endpoint)", "keys": {"p256dh": "\#(push.p256dh)", "auth": "\#(push.authText)"}}"#.utf8)),
+            timeout: TestTime.scaled(.seconds(20)))
+        #expect(subscribed.status == 200, "\(String(decoding: subscribed.body, as: UTF8.self))")
         await stack.stop()
 
         var lines: [[String: Any]] = []
@@ -94,6 +114,10 @@ struct ServiceLogTests {
             ("the Pl@ntNet key", plantnetKey), ("the Trefle token", trefleToken), ("the calendar secret", secret),
             ("a password", password), ("a wrong password", "wrong-\(password)"),
             ("a signed-up token", issued.first ?? "?"), ("a signed-in token", issued.last ?? "?"), ("an Argon2id hash", "$argon2id$"),
+            ("a session cookie's token", sessionToken), ("a push endpoint's path", String(endpoint.suffix(16))),
+            ("a push subscription's p256dh", push.p256dh), ("a push subscription's auth secret", push.authText),
+            ("the VAPID private key (PEM)", String(GatewayJourneyTests.Stack.vapidKey.privateKeyPEM.split(separator: "\n")[1])),
+            ("the VAPID private key (raw)", Base64URL.encode(GatewayJourneyTests.Stack.vapidKey.privateKey.rawRepresentation)),
             ("photo bytes in base64", photoPiece.base64EncodedString()),
             ("photo bytes in hex", photoPiece.map { String(format: "%02x", $0) }.joined()),
             ("photo bytes as they are", String(decoding: photoPiece, as: UTF8.self)),
