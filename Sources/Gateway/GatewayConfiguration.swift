@@ -35,6 +35,8 @@ public struct GatewayConfiguration: Sendable {
 public enum SignUpPolicy: String, Sendable, CaseIterable {
     /// Anyone who can reach the gateway.
     case open
+    /// Whoever has an invitation code (`plantguide-gateway invites add`); each code opens one account.
+    case invite
     /// No one: an operator adds users (`plantguide-gateway users add`).
     case closed
 }

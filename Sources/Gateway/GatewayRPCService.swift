@@ -114,7 +114,7 @@ public final class GatewayRPCService: RPCService {
         // The two methods that need no token: they are how a person gets one.
         let passwords = self.passwords
         router.register(Methods.createAccount) { request, _ in
-            let issued = try await passwords.signUp(name: request.name, password: request.password)
+            let issued = try await passwords.signUp(name: request.name, password: request.password, invitation: request.invitation)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
         router.register(Methods.createSession) { request, _ in

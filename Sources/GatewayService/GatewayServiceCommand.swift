@@ -17,7 +17,7 @@ struct GatewayServiceCommand: AsyncParsableCommand {
             Without a subcommand it serves (see `plantguide-gateway serve --help`). Make a user and its token with \
             `plantguide-gateway users add NAME` (same --data folder), then call with "authorization: Bearer <token>".
             """,
-        subcommands: [Serve.self, Users.self, Tokens.self, CopyData.self],
+        subcommands: [Serve.self, Users.self, Tokens.self, Invites.self, CopyData.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -59,8 +59,8 @@ struct Serve: AsyncParsableCommand {
         valueName: "n"))
     var rateLimit: Int?
     @Option(name: .long, help: ArgumentHelp(
-        "Who may open an account with POST /v1/accounts: open (anyone) or closed (only `users add`) "
-            + "(env PLANTGUIDE_SIGNUP). Default: open.", valueName: "policy"))
+        "Who may open an account with POST /v1/accounts: open (anyone), invite (whoever has a code from `invites add`) "
+            + "or closed (only `users add`) (env PLANTGUIDE_SIGNUP). Default: open.", valueName: "policy"))
     var signup: String?
     @Option(name: .long, help: ArgumentHelp(
         "The gateway's origin as browsers reach it, behind a proxy: https://plants.example.org (env PLANTGUIDE_PUBLIC_ORIGIN). "
@@ -101,7 +101,7 @@ struct Serve: AsyncParsableCommand {
         configuration.callsPerSecond = rate
         let signUpText = setting(signup, "PLANTGUIDE_SIGNUP", in: environment) ?? "open"
         guard let signUp = SignUpPolicy(rawValue: signUpText) else {
-            throw ValidationError("--signup is open or closed, not '\(signUpText)'")
+            throw ValidationError("--signup is open, invite or closed, not '\(signUpText)'")
         }
         configuration.signUp = signUp
         if let origin = setting(publicOrigin, "PLANTGUIDE_PUBLIC_ORIGIN", in: environment) {
@@ -229,6 +229,59 @@ struct Users: AsyncParsableCommand {
                 let tokens = "\(user.activeTokens) active token\(user.activeTokens == 1 ? "" : "s")"
                 print("\(user.name)\t\(user.id)\t\(tokens)\tsince \(user.createdAt.formatted(.iso8601))")
             }
+        }
+    }
+}
+
+/// `plantguide-gateway invites add|list|revoke`: codes that each open one account under `--signup invite`.
+struct Invites: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Invitation codes for --signup invite: each opens one account, until it expires.",
+        subcommands: [Add.self, List.self, Revoke.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make invitation codes and print them, once: only their hashes are kept.",
+            discussion: "Give each person one code; they enter it when signing up (the invitation field of POST /v1/accounts).")
+        @OptionGroup var accounts: AccountOptions
+        @Option(name: .long, help: "How many codes, 1 to 1000.") var count = 1
+        @Option(name: .long, help: "Days each code stays usable, 1 to 365.") var days = 14
+
+        func run() async throws {
+            guard (1...1_000).contains(count) else { throw ValidationError("--count is 1 to 1000, not \(count)") }
+            guard (1...365).contains(days) else { throw ValidationError("--days is 1 to 365, not \(days)") }
+            let codes = try await accounts.withStore { try await $0.addInvitations(count: count, days: Double(days)) }
+            for code in codes { print(code) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the invitations: open, used (by whom) or expired.")
+        @OptionGroup var accounts: AccountOptions
+
+        func run() async throws {
+            let invitations = try await accounts.withStore { try await $0.invitations() }
+            if invitations.isEmpty { print("no invitations yet: plantguide-gateway invites add") }
+            let now = Date().timeIntervalSince1970
+            for invitation in invitations {
+                let state = invitation.usedBy.map { "used by \($0)" }
+                    ?? (invitation.usedAt != nil ? "used (account deleted)" : invitation.expiresAt <= now ? "expired" : "open")
+                let expires = Date(timeIntervalSince1970: invitation.expiresAt).formatted(.iso8601)
+                print("\(invitation.id)\t\(state)\tmade \(Date(timeIntervalSince1970: invitation.createdAt).formatted(.iso8601))\tuntil \(expires)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Withdraw an unused invitation, by its code or id.")
+        @OptionGroup var accounts: AccountOptions
+        @Argument(help: "The code (inv_<id>_<secret>) or its id.") var invitation: String
+
+        func run() async throws {
+            guard try await accounts.withStore({ try await $0.deleteInvitation(invitation) }) else {
+                throw ValidationError("no unused invitation '\(invitation)'")
+            }
+            print("invitation withdrawn")
         }
     }
 }

@@ -241,6 +241,40 @@ struct PasswordAccountTests {
                                                                           traceID: nil, tokenID: program.tokenID)))
     }
 
+    @Test("sign-up by invitation: a code opens one account until it expires, on every replica; no code, a wrong, used, withdrawn or expired one is refused",
+          arguments: TestBackend.allCases)
+    func invitations(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let clock = TestClock()
+        let (first, second) = (Self.accounts(records, clock: clock, policy: .invite), Self.accounts(records, clock: clock, policy: .invite))
+        let store = AccountStore(records: records, now: { clock.now })
+        let codes = try await store.addInvitations(count: 4, days: 14)
+        #expect(codes.count == 4 && Set(codes).count == 4 && codes.allSatisfy { $0.hasPrefix("inv_") })
+
+        #expect(await Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water") } == .invalidArgument)
+        #expect(await Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: "inv_x_y") } == .permissionDenied)
+        // Two sign-ups race with one code on two replicas: exactly one account is opened.
+        async let ana = Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: codes[0]) }
+        async let bob = Self.code { _ = try await second.signUp(name: "bob", password: "tomatoes in july", invitation: codes[0]) }
+        let raced = [await ana, await bob]
+        #expect(raced.filter { $0 == nil }.count == 1 && raced.contains(.permissionDenied), "\(raced)")
+        #expect(try await store.users().count == 1, "the refused sign-up left no user behind")
+
+        _ = try await second.signUp(name: "cleo", password: "fern fronds unfurl", invitation: codes[1])
+        #expect(try await store.deleteInvitation(codes[2]))
+        #expect(await Self.code { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[2]) } == .permissionDenied)
+        clock.advance(15 * 86_400)
+        #expect(await Self.code { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[3]) } == .permissionDenied,
+                "expired after 14 days")
+        let listed = try await store.invitations()
+        #expect(listed.count == 3 && Set(listed.compactMap(\.usedBy)).count == 2 && listed.filter { $0.usedBy == "cleo" }.count == 1)
+        #expect(try await store.deleteInvitation(codes[1]) == false, "a used invitation stays on the record")
+        // Open sign-up ignores codes; closed refuses them.
+        _ = try await Self.accounts(records, clock: clock, policy: .open).signUp(name: "eve", password: "orchids bloom late")
+        #expect(await Self.code { _ = try await Self.accounts(records, clock: clock, policy: .closed)
+            .signUp(name: "fay", password: "orchids bloom late", invitation: codes[3]) } == .permissionDenied)
+    }
+
     @Test("back-off doubles to at most 15 minutes; an address gets 20 free failures; an hour forgets")
     func schedule() {
         #expect((1...4).map { SignInBackoff.delay(key: "name:ana", failures: $0) } == [0, 0, 0, 0])

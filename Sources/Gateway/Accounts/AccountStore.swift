@@ -103,6 +103,38 @@ public struct AccountStore: Sendable {
         return try await records.owner(ofCalendarHash: Self.sha256(secret))
     }
 
+    /// An invitation to sign up, as `invites list` shows it (the code itself is shown only when made).
+    public struct Invitation: Sendable {
+        public var id: String
+        public var createdAt: Double
+        public var expiresAt: Double
+        /// The name of the user who signed up with it.
+        public var usedBy: String?
+        public var usedAt: Double?
+    }
+
+    /// Makes `count` invitation codes usable for `days` days and returns them, shown only now ("inv_<id>_<secret>";
+    /// only hashes are kept). For `--signup invite`.
+    public func addInvitations(count: Int, days: Double) async throws -> [String] {
+        let time = now().timeIntervalSince1970
+        let made = (0..<count).map { _ -> (id: String, code: String) in
+            let id = Self.randomHex(bytes: 6)
+            return (id, "inv_\(id)_\(Self.randomHex(bytes: 16))")
+        }
+        try await records.addInvitations(made.map { ($0.id, Self.sha256($0.code)) }, createdAt: time, expiresAt: time + days * 86_400)
+        return made.map(\.code)
+    }
+
+    public func invitations() async throws -> [Invitation] {
+        try await records.invitations()
+    }
+
+    /// Withdraws an unused invitation by its id or code; false when there is no unused one.
+    public func deleteInvitation(_ idOrCode: String) async throws -> Bool {
+        let parts = idOrCode.split(separator: "_")
+        return try await records.deleteInvitation(id: idOrCode.hasPrefix("inv_") && parts.count == 3 ? String(parts[1]) : idOrCode)
+    }
+
     /// A new token to store and the secret to hand out once; it expires as `lifetime` says (nil: an operator's token
     /// for a program, which never does).
     func newToken(lifetime: SessionLifetime? = nil) -> (StoredToken, String) {

@@ -21,13 +21,20 @@ struct PasswordAccounts: Sendable {
     var lifetime = SessionLifetime.standard
     var now: @Sendable () -> Date = Date.init
 
-    /// Opens an account named `name` with `password` and returns its first token.
-    /// - Throws: PERMISSION_DENIED when sign-up is closed; INVALID_ARGUMENT for a malformed name or a refused
-    ///   password (the message says why); ALREADY_EXISTS when the name is taken; RESOURCE_EXHAUSTED when too many
-    ///   passwords are being hashed.
-    func signUp(name: String, password: String) async throws -> AccountStore.IssuedToken {
-        guard policy == .open else {
+    /// Opens an account named `name` with `password` and returns its first token. Under `--signup invite`, an
+    /// unused, unexpired `invitation` code is needed and used up.
+    /// - Throws: PERMISSION_DENIED when sign-up is closed, or by invitation and the code cannot be used;
+    ///   INVALID_ARGUMENT for a malformed name or a refused password (the message says why), or no invitation code
+    ///   where one is needed; ALREADY_EXISTS when the name is taken; RESOURCE_EXHAUSTED when too many passwords are
+    ///   being hashed.
+    func signUp(name: String, password: String, invitation: String = "") async throws -> AccountStore.IssuedToken {
+        switch policy {
+        case .closed:
             throw RPCError(.permissionDenied, "sign-up is closed here: ask the operator for an account")
+        case .invite where invitation.isEmpty:
+            throw RPCError.invalidArgument("invitation", .required, "sign-up here is by invitation: enter the code you were given")
+        case .invite, .open:
+            break
         }
         if let problem = AccountStore.problem(withName: name) { throw RPCError.invalidArgument("name", .invalidFormat, problem) }
         if let problem = PasswordPolicy.problem(with: password, name: name) {
@@ -37,9 +44,12 @@ struct PasswordAccounts: Sendable {
         let (token, secret) = accounts.newToken(lifetime: lifetime)
         let userID = "u_" + AccountStore.randomHex(bytes: 8)
         do {
-            try await records.addUser(id: userID, name: name, passwordHash: hash, token: token)
+            try await records.addUser(id: userID, name: name, passwordHash: hash, token: token,
+                                      invitation: policy == .invite ? AccountStore.sha256(invitation) : nil)
         } catch let error as AccountError {
             throw RPCError(.alreadyExists, error.description)
+        } catch let error as InvitationError {
+            throw RPCError(.permissionDenied, error.description)
         }
         return AccountStore.IssuedToken(userID: userID, tokenID: token.id, secret: secret)
     }

@@ -116,6 +116,18 @@ public enum GatewayDatabase {
                 ALTER TABLE token ADD COLUMN lastUsedAt REAL;
                 """)
         }
+        migrator.registerMigration("v9: invitations") { db in
+            try db.execute(sql: """
+                CREATE TABLE invitation (
+                    id TEXT PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL,
+                    expiresAt REAL NOT NULL,
+                    usedBy TEXT REFERENCES user(id) ON DELETE SET NULL,
+                    usedAt REAL
+                );
+                """)
+        }
         return migrator
     }
 }

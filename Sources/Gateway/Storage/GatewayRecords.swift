@@ -31,9 +31,11 @@ public protocol GatewayRecords: Sendable {
 
     // MARK: Passwords and sign-in back-off
 
-    /// Adds a user who signed up with a password: the user, the password's Argon2id string and a first token, at once.
-    /// - Throws: ``AccountError`` when the name is taken.
-    func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws
+    /// Adds a user who signed up with a password: the user, the password's Argon2id string and a first token, at once;
+    /// with `invitation` (a code's hash), only if that invitation is unused and unexpired at the token's time, and it
+    /// is used up in the same transaction.
+    /// - Throws: ``AccountError`` when the name is taken; ``InvitationError`` when the invitation cannot be used.
+    func addUser(id: String, name: String, passwordHash: String, token: StoredToken, invitation: Data?) async throws
     /// The user id and password hash of the user named `name`; nil when there is no such user or they have no
     /// password (made by an operator with `users add`).
     func password(ofName name: String) async throws -> (userID: String, hash: String)?
@@ -53,6 +55,15 @@ public protocol GatewayRecords: Sendable {
     func activeTokens(userID: String) async throws -> [TokenOwner]
     /// Revokes the user's active tokens: only `only` when given, else every one but `except`. Returns how many.
     func revokeTokens(userID: String, only: String?, except: String?, at time: Double) async throws -> Int
+
+    // MARK: Invitations
+
+    /// Stores invitations (their ids and code hashes), usable until `expiresAt`.
+    func addInvitations(_ invitations: [(id: String, hash: Data)], createdAt: Double, expiresAt: Double) async throws
+    /// Every invitation, newest first, with the name of whoever used it.
+    func invitations() async throws -> [AccountStore.Invitation]
+    /// Withdraws an unused invitation; false when there is none of that id.
+    func deleteInvitation(id: String) async throws -> Bool
 
     // MARK: Households
 
@@ -136,6 +147,11 @@ public struct StoredToken: Sendable {
     public var expiresAt: Double? = nil
     /// How long it may go unused before it stops working; nil: forever.
     public var idleTimeout: Double? = nil
+}
+
+/// Why an invitation code could not open an account.
+public struct InvitationError: Error, CustomStringConvertible {
+    public var description: String { "the invitation code is unknown, used already or expired: ask for a new one" }
 }
 
 /// A token not revoked, as the gateway checks it on a call: whose it is, and whether its time is up.

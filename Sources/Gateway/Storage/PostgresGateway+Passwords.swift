@@ -3,9 +3,16 @@ import PlantGuideStorage
 import PostgresNIO
 
 extension PostgresGateway {
-    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
+    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken, invitation: Data?) async throws {
         try await database.write { session in
             try await Self.insertUser(session, id: id, name: name, token: token)
+            if let invitation {
+                let used = try await session.count("""
+                    UPDATE invitation SET used_by = \(id), used_at = \(token.createdAt)
+                    WHERE hash = \(invitation) AND used_at IS NULL AND expires_at > \(token.createdAt) RETURNING 1
+                    """)
+                guard used == 1 else { throw InvitationError() }
+            }
             try await session.query("INSERT INTO password (user_id, hash, updated_at) VALUES (\(id), \(passwordHash), \(token.createdAt))")
         }
     }

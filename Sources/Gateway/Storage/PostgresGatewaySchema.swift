@@ -141,5 +141,18 @@ enum PostgresGatewaySchema {
             "ALTER TABLE token ADD COLUMN expires_at double precision, ADD COLUMN idle_timeout double precision, "
                 + "ADD COLUMN last_used_at double precision",
         ]),
+        // Invitations to sign up (`--signup invite`): a directory like users and tokens.
+        PostgresMigration(6, "invitations", [
+            """
+            CREATE TABLE invitation (
+                id text COLLATE "C" PRIMARY KEY,
+                hash bytea NOT NULL UNIQUE,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                used_by text COLLATE "C" REFERENCES app_user (id) ON DELETE SET NULL,
+                used_at double precision
+            )
+            """,
+        ]),
     ]
 }

@@ -2,9 +2,14 @@ import Foundation
 import GRDB
 
 extension SQLiteGateway {
-    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken) async throws {
+    public func addUser(id: String, name: String, passwordHash: String, token: StoredToken, invitation: Data?) async throws {
         try await writer.write { db in
             try Self.insertUser(db, id: id, name: name, token: token)
+            if let invitation {
+                try db.execute(sql: "UPDATE invitation SET usedBy = ?, usedAt = ? WHERE hash = ? AND usedAt IS NULL AND expiresAt > ?",
+                               arguments: [id, token.createdAt, invitation, token.createdAt])
+                guard db.changesCount == 1 else { throw InvitationError() }
+            }
             try db.execute(sql: "INSERT INTO password (userID, hash, updatedAt) VALUES (?, ?, ?)", arguments: [id, passwordHash, token.createdAt])
         }
     }

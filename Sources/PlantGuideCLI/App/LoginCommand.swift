@@ -43,12 +43,16 @@ struct SignupCommand: AsyncParsableCommand {
         abstract: "Open an account on the gateway with a name and a password, and log in with it.",
         discussion: """
             The password (10 to 128 characters, not the name, not a common one) is asked for twice at a terminal, or \
-            taken from PLANTGUIDE_PASSWORD or standard input. The gateway's operator may have closed sign-up \
-            (plantguide-gateway --signup closed): then ask them for a token. Saves to \(AppConfiguration.path.path).
+            taken from PLANTGUIDE_PASSWORD or standard input. The gateway's operator may allow sign-up by invitation \
+            only (give the code with --invitation) or have closed it: then ask them for a token. Saves to \
+            \(AppConfiguration.path.path).
             """)
 
     @Argument(help: "The gateway's HTTP front, e.g. http://127.0.0.1:7080.") var url: String
     @Argument(help: "Your account name: letters, digits, '.', '_', '-' or '@'.") var name: String
+    @Option(name: .long, help: ArgumentHelp("The invitation code you were given (inv_...), where sign-up is by invitation.",
+                                            valueName: "code"))
+    var invitation: String?
 
     func run() async throws {
         try await runApp {
@@ -57,7 +61,8 @@ struct SignupCommand: AsyncParsableCommand {
                 let again = try await AccountCommands.password(prompt: "the same again: ")
                 guard again == password else { throw CLIFailure("the two passwords differ", status: 3) }
             }
-            let token = try await AccountCommands.token(url: url, path: "/v1/accounts", name: name, password: password)
+            let token = try await AccountCommands.token(url: url, path: "/v1/accounts", name: name, password: password,
+                                                        extra: invitation.map { ["invitation": $0] } ?? [:])
             try AppConfiguration(url: url, token: token).save()
             print("signed up as \(name) at \(url); logged in, saved to \(AppConfiguration.path.path)")
         }
@@ -74,9 +79,9 @@ enum AccountCommands {
     }
 
     /// POSTs the name and password to `path` (sign-up or sign-in, which need no token) and returns the token.
-    static func token(url: String, path: String, name: String, password: String) async throws -> String {
+    static func token(url: String, path: String, name: String, password: String, extra: [String: String] = [:]) async throws -> String {
         let anonymous = GatewayClient(AppConfiguration(url: url, token: ""))
-        let answer = try await anonymous.object("POST", path, json: ["name": name, "password": password])
+        let answer = try await anonymous.object("POST", path, json: extra.merging(["name": name, "password": password]) { $1 })
         guard let token = answer["token"] as? String, !token.isEmpty else {
             throw CLIFailure("the gateway answered without a token", status: 3)
         }

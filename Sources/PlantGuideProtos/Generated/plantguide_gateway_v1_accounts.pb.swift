@@ -10,8 +10,8 @@
 
 /// Accounts people open themselves: a name and a password, each sign-in answered with a bearer token like the ones
 /// `plantguide-gateway users add` makes, or, for a browser, a session cookie. A session made by signing in expires
-/// two weeks after its last use and three months after sign-in. The gateway's `--signup open|closed` decides
-/// whether anyone may sign up.
+/// two weeks after its last use and three months after sign-in. The gateway's `--signup open|invite|closed` decides
+/// who may sign up.
 
 import SwiftProtobuf
 
@@ -40,6 +40,10 @@ public nonisolated struct Plantguide_Gateway_V1_CreateAccountRequest: Sendable {
   /// __Host-plantguide_session over TLS) and the answer's token is left empty. The request must come from the
   /// gateway's own pages (its Origin). RPC callers always get the token.
   public var cookie: Bool = false
+
+  /// With `--signup invite`: the invitation code ("inv_...") from `plantguide-gateway invites add`; used up by the
+  /// account it opens.
+  public var invitation: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -253,7 +257,7 @@ fileprivate nonisolated let _protobuf_package = "plantguide.gateway.v1"
 
 nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CreateAccountRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0\u{1}cookie\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}password\0\u{1}cookie\0\u{1}invitation\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -264,6 +268,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.
       case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.password) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.cookie) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.invitation) }()
       default: break
       }
     }
@@ -279,6 +284,9 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.
     if self.cookie != false {
       try visitor.visitSingularBoolField(value: self.cookie, fieldNumber: 3)
     }
+    if !self.invitation.isEmpty {
+      try visitor.visitSingularStringField(value: self.invitation, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -286,6 +294,7 @@ nonisolated extension Plantguide_Gateway_V1_CreateAccountRequest: SwiftProtobuf.
     if lhs.name != rhs.name {return false}
     if lhs.password != rhs.password {return false}
     if lhs.cookie != rhs.cookie {return false}
+    if lhs.invitation != rhs.invitation {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
