@@ -152,7 +152,7 @@ let package = Package(
                 "PlantGuideCore",
                 "PlantGuideImaging",
                 "PlantGuideInference",
-                "PlantGuideStorage",
+                "PlantGuideStorage", "PlantGuideHTTP", "PlantGuideTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -73,4 +73,36 @@ struct DeliveryClaimTests: SchedulingSuite {
         #expect(claimed.count == 3 && during.delivered == 0 && after.delivered == 3)
         #expect(Set(hook.requests.compactMap { $0.headers["x-plantguide-reminder-id"] }) == Set(claimed.map(\.reminderID)))
     }
+
+    @Test("the running dispatcher delivers concurrently: a receiver that never answers holds up only its own reminder",
+          arguments: TestBackend.allCases)
+    func slowReceiverDelaysOnlyItself(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        // u0's webhook never answers (until the server stops); the others' answer at once.
+        let hook = try FakeHTTPServer { request in request.path.hasSuffix("u0") ? .hang : .reply(status: 204) }
+        for user in 0..<6 {
+            _ = try await t.store.putSchedule(.with {
+                $0.plantID = "p1"
+                $0.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .weekly; $0.fertilizer.frequency = .none }
+            }, owner: "u\(user)")
+            try await t.store.registerWebhook(id: "h1", url: hook.baseURL.appendingPathComponent("hook/u\(user)").absoluteString,
+                                              secret: "0123456789abcdef-secret", owner: "u\(user)")
+        }
+        t.clock.advance(seconds: 3_600)
+        let dispatcher = t.dispatcher()
+        let running = Task { await dispatcher.run(every: .milliseconds(50), store: t.store) }
+        let othersArrived = await hook.wait(timeout: TestTime.scaled(.seconds(30))) { requests in
+            Set(requests.map(\.path)).isSuperset(of: (1..<6).map { "/hook/u\($0)" })
+        }
+        // Sent one after another, the others would come only after u0's delivery had timed out (and been counted).
+        let slowAttempts = try await t.backend.integer(
+            sqlite: "SELECT attempts FROM delivery JOIN reminder ON reminder.id = delivery.reminderID WHERE reminder.ownerID = 'u0'",
+            postgres: "SELECT attempts::int8 FROM delivery WHERE owner_id = 'u0'")
+        #expect(othersArrived, "the other receivers' reminders did not arrive")
+        #expect(slowAttempts == 0, "the others went out only after the hanging receiver's delivery had ended")
+        #expect(hook.requests.filter { $0.path == "/hook/u0" }.count == 1)
+        hook.stop()
+        running.cancel()
+        await running.value
+    }
 }

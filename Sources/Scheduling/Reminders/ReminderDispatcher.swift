@@ -3,6 +3,7 @@ import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC
 import SwiftProtobuf
+import Synchronization
 
 /// Turns due reminders into outbox rows and delivers them: to the PUB stream (topic: ``ReminderTopic``), to
 /// every webhook of the user (a signed JSON POST) and to every browser subscribed by Web Push (``WebPushSender``),
@@ -17,6 +18,11 @@ import SwiftProtobuf
 /// so a reminder is never lost nor made twice. A delivery is marked done only after its receiver took it: after a
 /// crash, the ones in flight are sent again, under the same reminder id, which receivers deduplicate on. Failed
 /// deliveries are retried with exponential back-off; after `maxAttempts` they are dead-lettered.
+///
+/// Deliveries go out concurrently, up to ``maxInFlight`` at once, each on its own: a receiver that answers slowly
+/// or not at all holds up only its own deliveries, never the others'. A dispatcher claims only as many as it has
+/// room for, and starts each at once; one it could no longer finish within its claim is given back at once rather
+/// than left to wait for the claim to end.
 ///
 /// Late reminders: one whose time passed more than ``maxLateness`` ago (the service was down, or the schedule was
 /// made after it) is not sent; the task stays open and shows as overdue in the app and the calendar. So a service
@@ -38,11 +44,13 @@ public final class ReminderDispatcher: Sendable {
     public let initialBackoff: TimeInterval
     /// How late a reminder may still be sent. Default 12 hours.
     public let maxLateness: TimeInterval
+    /// How many deliveries are in flight at most (each a webhook or push request on a thread of its own). Default 256.
+    public let maxInFlight: Int
 
     public init(records: any SchedulingRecords, publisher: Publisher?, http: any HTTPClient = CurlHTTPClient(),
                 push: WebPushSender? = nil, allowLoopbackReceivers: Bool = false,
                 maxAttempts: Int = 8, initialBackoff: TimeInterval = 2, maxLateness: TimeInterval = 12 * 3_600,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                maxInFlight: Int = 256, now: @escaping @Sendable () -> Date = { Date() }) {
         self.records = records
         self.publisher = publisher
         self.http = http
@@ -51,6 +59,7 @@ public final class ReminderDispatcher: Sendable {
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.maxLateness = maxLateness
+        self.maxInFlight = max(1, maxInFlight)
         self.now = now
     }
 
@@ -60,17 +69,52 @@ public final class ReminderDispatcher: Sendable {
         (try await collectDue(), try await deliverDue())
     }
 
-    /// Runs `runOnce` every `interval` until the task is cancelled; once per UTC day it also moves every schedule's
-    /// horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a replica did today).
+    /// Collects due reminders every `interval` and keeps their deliveries going until the task is cancelled
+    /// (then it lets those in flight finish). It does not wait for a round's deliveries before the next: whenever
+    /// it has room (fewer than ``maxInFlight`` in flight) it claims that many more and starts them, so a burst goes
+    /// out as fast as receivers take it, and a slow receiver delays only itself. Once per UTC day it also moves every
+    /// schedule's horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a replica did today).
     public func run(every interval: Duration, store: SchedulingStore) async {
-        var plannedDay: Int?
-        while !Task.isCancelled {
-            let day = Int(now().timeIntervalSince1970 / 86_400)
-            if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
-            _ = try? await runOnce()
-            try? await Task.sleep(for: interval)
+        let inFlight = InFlight()
+        await withDiscardingTaskGroup { group in
+            var plannedDay: Int?
+            var collectedAt = ContinuousClock.now - interval
+            var collectedAll = true
+            while !Task.isCancelled {
+                let day = Int(now().timeIntervalSince1970 / 86_400)
+                if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
+                if !collectedAll || ContinuousClock.now - collectedAt >= interval {
+                    collectedAt = .now
+                    collectedAll = ((try? await collectDue()) ?? 0) < Self.collectLimit
+                }
+                let room = maxInFlight - inFlight.count
+                var claimedAll = false
+                if room > 0, let claim = try? await claimDue(limit: room) {
+                    claimedAll = claim.deliveries.count < room
+                    for delivery in claim.deliveries {
+                        inFlight.add(1)
+                        group.addTask {
+                            _ = try? await self.handle(delivery, claimedAt: claim.time)
+                            inFlight.add(-1)
+                        }
+                    }
+                }
+                // Nothing more due: wait for the next round. Full: look again soon, once deliveries have finished.
+                let pause = claimedAll && collectedAll ? interval : min(interval, .milliseconds(20))
+                try? await Task.sleep(for: pause)
+            }
         }
     }
+
+    /// The number of deliveries in flight in ``run(every:store:)``.
+    private final class InFlight: Sendable {
+        private let value = Atomic<Int>(0)
+        var count: Int { value.load(ordering: .relaxed) }
+        func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
+    }
+
+    /// At most this many tasks' reminders are collected in one round (see ``SchedulingRecords/collectDueReminders``).
+    static let collectLimit = 1_000
 
     /// How many reminders are due and not yet collected (at most `limit`): for monitoring, and the benchmark.
     public func dueCount(limit: Int = 1_000) async throws -> Int {
@@ -99,39 +143,58 @@ public final class ReminderDispatcher: Sendable {
     /// The longest one delivery takes: a webhook's timeout.
     static let deliveryTimeout: TimeInterval = 10
 
-    /// Makes the deliveries whose time has come, one after another. The batch is claimed for ``deliveryLease``;
-    /// a delivery that could still be in flight when the claim ends is left to the next claim (this dispatcher's
-    /// or another replica's), so no delivery goes out from two dispatchers.
-    func deliverDue() async throws -> Int {
+    /// Claims up to `limit` deliveries whose time has come, for ``deliveryLease``.
+    private func claimDue(limit: Int) async throws -> (time: Double, deliveries: [DueDelivery]) {
         let time = now().timeIntervalSince1970
-        var delivered = 0
-        for delivery in try await records.claimDueDeliveries(at: time, lease: Self.deliveryLease, limit: 200) {
-            guard now().timeIntervalSince1970 + Self.deliveryTimeout + 1 < time + Self.deliveryLease else { break }
-            let attempts = delivery.attempts
-            guard try await stillWanted(delivery.message, owner: delivery.owner) else {
-                try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts, next: time,
-                                               error: "reminders of this type or plant were turned off")
-                continue
+        return (time, try await records.claimDueDeliveries(at: time, lease: Self.deliveryLease, limit: limit))
+    }
+
+    /// Makes the deliveries whose time has come, all at once (up to ``maxInFlight`` claimed), and waits for them;
+    /// returns how many went out. See ``run(every:store:)`` for the loop the service runs.
+    func deliverDue() async throws -> Int {
+        let claim = try await claimDue(limit: min(maxInFlight, 200))
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            for delivery in claim.deliveries {
+                group.addTask { try await self.handle(delivery, claimedAt: claim.time) }
             }
-            let outcome: Outcome
-            do {
-                outcome = try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
-            } catch {
-                outcome = .failed("\(error)", retryAfter: nil)
-            }
-            switch outcome {
-            case .delivered:
-                try await records.markDelivery(delivery, state: 1, attempts: attempts + 1, next: time, error: "")
-                delivered += 1
-            case .receiverGone(let why):
-                try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts + 1, next: time, error: why)
-            case .failed(let error, let retryAfter):
-                let dead = attempts + 1 >= maxAttempts
-                let wait = retryAfter.map { min(max($0, 1), 3_600) } ?? min(initialBackoff * pow(2, Double(attempts)), 3_600)
-                try await records.markDelivery(delivery, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: error)
-            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
-        return delivered
+    }
+
+    /// Makes one claimed delivery and records what became of it; returns whether it went out. One that could still
+    /// be in flight when its claim ends is given back at once (for this dispatcher's next round or another
+    /// replica), so no delivery goes out from two dispatchers.
+    private func handle(_ delivery: DueDelivery, claimedAt claimed: Double) async throws -> Bool {
+        let attempts = delivery.attempts
+        let start = now().timeIntervalSince1970
+        guard start + Self.deliveryTimeout + 1 < claimed + Self.deliveryLease else {
+            try await records.markDelivery(delivery, state: 0, attempts: attempts, next: start, error: "")
+            return false
+        }
+        guard try await stillWanted(delivery.message, owner: delivery.owner) else {
+            try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts, next: start,
+                                           error: "reminders of this type or plant were turned off")
+            return false
+        }
+        let outcome: Outcome
+        do {
+            outcome = try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
+        } catch {
+            outcome = .failed("\(error)", retryAfter: nil)
+        }
+        let time = now().timeIntervalSince1970
+        switch outcome {
+        case .delivered:
+            try await records.markDelivery(delivery, state: 1, attempts: attempts + 1, next: time, error: "")
+            return true
+        case .receiverGone(let why):
+            try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts + 1, next: time, error: why)
+        case .failed(let error, let retryAfter):
+            let dead = attempts + 1 >= maxAttempts
+            let wait = retryAfter.map { min(max($0, 1), 3_600) } ?? min(initialBackoff * pow(2, Double(attempts)), 3_600)
+            try await records.markDelivery(delivery, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: error)
+        }
+        return false
     }
 
     /// Delivery states: 0 pending, 1 delivered, 2 dead (out of attempts), 3 cancelled (its toggle was turned off).
