@@ -53,6 +53,8 @@ struct RemindersBench: AsyncParsableCommand {
         var slow: [Double]
         var duplicates: Int
         var missing: Int
+        /// Seconds from the dead replica's claim to the arrival of each delivery it held.
+        var afterClaim: [Double] = []
     }
 
     func run() async throws {
@@ -123,11 +125,14 @@ struct RemindersBench: AsyncParsableCommand {
         let dispatchers = stores.map {
             ReminderDispatcher(records: $0, publisher: nil, allowLoopbackReceivers: true)
         }
+        var abandoned: (time: Double, ids: Set<String>)?
         if abandonFirstClaim {
             // The dying replica: at the due time it claims what it can, then is gone.
             try await Task.sleep(for: .seconds(max(0, due - Date().timeIntervalSince1970)))
             _ = try await stores[0].collectDueReminders(at: Date().timeIntervalSince1970, maxLateness: 12 * 3_600, publishing: false)
-            let claimed = try await stores[0].claimDueDeliveries(at: Date().timeIntervalSince1970, lease: ReminderDispatcher.deliveryLease, limit: 200)
+            let claimTime = Date().timeIntervalSince1970
+            let claimed = try await stores[0].claimDueDeliveries(at: claimTime, lease: ReminderDispatcher.deliveryLease, limit: 200)
+            abandoned = (claimTime, Set(claimed.map(\.reminderID)))
             FileHandle.standardError.write(Data("  the dying replica claimed \(claimed.count) deliveries\n".utf8))
         }
         let running = dispatchers.dropFirst(abandonFirstClaim ? 1 : 0).map { dispatcher in
@@ -148,6 +153,7 @@ struct RemindersBench: AsyncParsableCommand {
             let owner = id.split(separator: ":").dropFirst().first.map(String.init) ?? ""
             let lateness = (times.min() ?? due) - due
             if slowUsers.contains(owner) { outcome.slow.append(lateness) } else { outcome.fast.append(lateness) }
+            if let abandoned, abandoned.ids.contains(id) { outcome.afterClaim.append((times.min() ?? due) - abandoned.time) }
         }
         return outcome
     }
@@ -166,6 +172,11 @@ struct RemindersBench: AsyncParsableCommand {
                          + "\(quantile(outcome.fast, 1)) | \(outcome.duplicates) | \(outcome.missing) |")
             lines.append("| | answering after \(slowMs) ms | \(outcome.slow.count) | \(quantile(outcome.slow, 0.5)) | \(quantile(outcome.slow, 0.99)) | "
                          + "\(quantile(outcome.slow, 1)) | | |")
+        }
+        for outcome in outcomes where !outcome.afterClaim.isEmpty {
+            lines.append("")
+            lines.append("\(outcome.name): the \(outcome.afterClaim.count) deliveries the dead replica held went out \(quantile(outcome.afterClaim, 0)) to "
+                         + "\(quantile(outcome.afterClaim, 1)) s after its claim (target: within the claim's \(Int(ReminderDispatcher.deliveryLease)) s + 2 s)")
         }
         if let baseline = outcomes.first, let p99 = baseline.fast.sorted().last.map({ _ in quantile(baseline.fast, 0.99) }), let base = Double(p99), base > 0 {
             lines.append("")

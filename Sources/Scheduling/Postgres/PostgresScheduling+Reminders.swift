@@ -2,6 +2,7 @@ import Foundation
 import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideStorage
+import NIOCore
 import PostgresNIO
 
 /// The reminder outbox in PostgreSQL. Due reminders are collected one user at a time under that user's lock, so
@@ -12,17 +13,37 @@ extension PostgresScheduling {
     }
 
     public func collectDueReminders(at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int {
-        let owners = try await database.read { session in try await session.execute(DueTasksStatement(time: time, limit: 1_000)).first?.owners ?? [] }
-        var collected = 0
-        for owner in owners {
-            collected += try await write(owner: owner) { session in
-                try await Self.collect(session, owner: owner, at: time, maxLateness: maxLateness, publishing: publishing)
+        // Owners in a random order, a few at once: replicas collecting together mostly take different owners (one
+        // that meets an owner another is collecting waits for its lock, then finds nothing left to write).
+        let owners = try await database.read { session in
+            try await session.execute(DueTasksStatement(time: time, limit: 1_000)).first?.owners ?? []
+        }.shuffled()
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            var next = owners.makeIterator()
+            var collected = 0
+            func start() -> Bool {
+                guard let owner = next.next() else { return false }
+                group.addTask {
+                    try await self.write(owner: owner) { session in
+                        try await Self.collect(session, owner: owner, at: time, maxLateness: maxLateness, publishing: publishing)
+                    }
+                }
+                return true
             }
+            for _ in 0..<Self.collectors where start() {}
+            while let count = try await group.next() {
+                collected += count
+                _ = start()
+            }
+            return collected
         }
-        return collected
     }
 
-    /// Writes the due reminders of one user (see ``SchedulingRecords/collectDueReminders(at:maxLateness:publishing:)``).
+    /// How many owners one replica collects at once (each a transaction on a connection of its pool).
+    static let collectors = 4
+
+    /// Writes the due reminders of one user (see ``SchedulingRecords/collectDueReminders(at:maxLateness:publishing:)``),
+    /// in a fixed number of statements however many tasks are due.
     private static func collect(_ session: PostgresSession, owner: String, at time: Double, maxLateness: Double, publishing: Bool) async throws -> Int {
         let tasks = try await PostgresTaskRows.tasks(session.query("""
             SELECT \(unescaped: PostgresTaskRows.columns) FROM task
@@ -33,26 +54,38 @@ extension PostgresScheduling {
         var receivers = try await session.all("SELECT 'webhook:' || id FROM webhook WHERE owner_id = \(owner) ORDER BY id", as: String.self)
             + session.all("SELECT 'push:' || id FROM push_subscription WHERE owner_id = \(owner) ORDER BY id", as: String.self)
         if publishing { receivers.insert("pub", at: 0) }
+        let plantIDs = Array(Set(tasks.map(\.plantID)))
+        var names: [String: String] = [:]
+        for (plantID, message) in try await session.all("""
+            SELECT plant_id, message FROM schedule WHERE owner_id = \(owner) AND plant_id = ANY(\(plantIDs)::text[])
+            """, as: (String, Data).self) {
+            names[plantID] = try Schedule(serializedBytes: message).plantName
+        }
+        var reminders: [(id: String, taskID: String, message: Data)] = []
         for task in tasks {
             let remindAt = task.hasRemindAt ? Double(task.remindAt.seconds) + Double(task.remindAt.nanos) / 1e9 : 0
             // Toggles as they stand now, and not too late to be useful (see ReminderDispatcher).
-            if remindAt >= time - maxLateness, let kind = TaskRows.kind(task.type.rawValue),
-               SchedulingStore.remindsPlant(task.plantID, kind: kind, preferences) {
-                let name = try await Self.schedule(session, plantID: task.plantID, owner: owner)?.plantName ?? task.plantID
-                let reminder = ReminderDispatcher.reminder(task, owner: owner, plantName: name, remindAt: remindAt)
-                try await session.query("""
-                    INSERT INTO reminder (owner_id, id, task_id, message, created_at)
-                    VALUES (\(owner), \(reminder.id), \(task.id), \(try reminder.serializedBytes() as Data), \(time))
-                    ON CONFLICT (owner_id, id) DO NOTHING
-                    """)
-                try await session.query("""
-                    INSERT INTO delivery (owner_id, reminder_id, receiver, next_attempt_at)
-                    SELECT \(owner), \(reminder.id), receiver, \(time) FROM unnest(\(receivers)::text[]) AS receivers (receiver)
-                    ON CONFLICT (owner_id, reminder_id, receiver) DO NOTHING
-                    """)
-            }
-            try await session.query("UPDATE task SET reminded_at = \(time) WHERE owner_id = \(owner) AND id = \(task.id)")
+            guard remindAt >= time - maxLateness, let kind = TaskRows.kind(task.type.rawValue),
+                  SchedulingStore.remindsPlant(task.plantID, kind: kind, preferences) else { continue }
+            let reminder = ReminderDispatcher.reminder(task, owner: owner, plantName: names[task.plantID] ?? task.plantID, remindAt: remindAt)
+            reminders.append((reminder.id, task.id, try reminder.serializedBytes()))
         }
+        if !reminders.isEmpty {
+            let ids = reminders.map(\.id)
+            try await session.query("""
+                INSERT INTO reminder (owner_id, id, task_id, message, created_at)
+                SELECT \(owner), id, task_id, message, \(time)
+                FROM unnest(\(ids)::text[], \(reminders.map(\.taskID))::text[], \(reminders.map { ByteBuffer(bytes: $0.message) })::bytea[]) AS due (id, task_id, message)
+                ON CONFLICT (owner_id, id) DO NOTHING
+                """)
+            try await session.query("""
+                INSERT INTO delivery (owner_id, reminder_id, receiver, next_attempt_at)
+                SELECT \(owner), reminder_id, receiver, \(time)
+                FROM unnest(\(ids)::text[]) AS reminders (reminder_id), unnest(\(receivers)::text[]) AS receivers (receiver)
+                ON CONFLICT (owner_id, reminder_id, receiver) DO NOTHING
+                """)
+        }
+        try await session.query("UPDATE task SET reminded_at = \(time) WHERE owner_id = \(owner) AND id = ANY(\(tasks.map(\.id))::text[])")
         return tasks.count
     }
 

@@ -70,23 +70,26 @@ public final class ReminderDispatcher: Sendable {
     }
 
     /// Collects due reminders every `interval` and keeps their deliveries going until the task is cancelled
-    /// (then it lets those in flight finish). It does not wait for a round's deliveries before the next: whenever
-    /// it has room (fewer than ``maxInFlight`` in flight) it claims that many more and starts them, so a burst goes
-    /// out as fast as receivers take it, and a slow receiver delays only itself. Once per UTC day it also moves every
-    /// schedule's horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a replica did today).
+    /// (then it lets those in flight finish). Collecting runs on its own, so deliveries start as soon as the first
+    /// reminders of a burst are written; and the dispatcher does not wait for a round's deliveries before the
+    /// next: whenever it has room (fewer than ``maxInFlight`` in flight) it claims that many more and starts them,
+    /// so a burst goes out as fast as receivers take it, and a slow receiver delays only itself. Once per UTC day
+    /// it also moves every schedule's horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a
+    /// replica did today).
     public func run(every interval: Duration, store: SchedulingStore) async {
         let inFlight = InFlight()
         await withDiscardingTaskGroup { group in
-            var plannedDay: Int?
-            var collectedAt = ContinuousClock.now - interval
-            var collectedAll = true
-            while !Task.isCancelled {
-                let day = Int(now().timeIntervalSince1970 / 86_400)
-                if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
-                if !collectedAll || ContinuousClock.now - collectedAt >= interval {
-                    collectedAt = .now
-                    collectedAll = ((try? await collectDue()) ?? 0) < Self.collectLimit
+            group.addTask {
+                var plannedDay: Int?
+                while !Task.isCancelled {
+                    let day = Int(self.now().timeIntervalSince1970 / 86_400)
+                    if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
+                    // A full round (a burst larger than one round takes) goes on at once.
+                    let collected = (try? await self.collectDue()) ?? 0
+                    if collected < Self.collectLimit { try? await Task.sleep(for: interval) }
                 }
+            }
+            while !Task.isCancelled {
                 let room = maxInFlight - inFlight.count
                 var claimedAll = false
                 if room > 0, let claim = try? await claimDue(limit: room) {
@@ -99,12 +102,16 @@ public final class ReminderDispatcher: Sendable {
                         }
                     }
                 }
-                // Nothing more due: wait for the next round. Full: look again soon, once deliveries have finished.
-                let pause = claimedAll && collectedAll ? interval : min(interval, .milliseconds(20))
-                try? await Task.sleep(for: pause)
+                // Nothing more due: look again after a short while (collecting may write more at any moment).
+                // Full: look again as soon as deliveries have finished.
+                try? await Task.sleep(for: claimedAll ? min(interval, Self.claimInterval) : .milliseconds(20))
             }
         }
     }
+
+    /// How often a dispatcher with room looks for deliveries that became due: the delay a reminder may wait
+    /// between being written and going out (a retry's, or one another replica wrote).
+    static let claimInterval: Duration = .milliseconds(200)
 
     /// The number of deliveries in flight in ``run(every:store:)``.
     private final class InFlight: Sendable {
