@@ -11,10 +11,13 @@ public final class WorkerThreads: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
 
-    /// Starts `count` threads named `name`.
-    public init(count: Int, name: String) {
+    /// Starts `count` threads named `name`, each at scheduling priority `niceness` (0: the process's own; higher
+    /// numbers yield the cores to the process's other threads when both want them, as `nice` does).
+    public init(count: Int, name: String, niceness: Int32 = 0) {
         for index in 0..<max(1, count) {
             Thread(named: "\(name)-\(index)") { [self] in
+                // On Linux the nice value is a thread's own: `who` 0 is the calling thread.
+                if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 work()
             }.start()
         }
