@@ -408,7 +408,7 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
-    @Test("a browser signs in to a session cookie (__Host-, HttpOnly, SameSite=Lax, Secure behind TLS) that works in place of the token; cross-site changes are refused; signing out clears it")
+    @Test("a browser signs in to a session cookie (__Host-, HttpOnly, SameSite=Lax, Secure behind TLS) in place of the token; cross-site changes refused")
     func browserSession() async throws {
         let origin = "https://plants.example.test"
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_PUBLIC_ORIGIN": origin])

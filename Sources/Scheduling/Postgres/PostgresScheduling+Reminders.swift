@@ -75,7 +75,8 @@ extension PostgresScheduling {
             try await session.query("""
                 INSERT INTO reminder (owner_id, id, task_id, message, created_at)
                 SELECT \(owner), id, task_id, message, \(time)
-                FROM unnest(\(ids)::text[], \(reminders.map(\.taskID))::text[], \(reminders.map { ByteBuffer(bytes: $0.message) })::bytea[]) AS due (id, task_id, message)
+                FROM unnest(\(ids)::text[], \(reminders.map(\.taskID))::text[], \(reminders.map { ByteBuffer(bytes: $0.message) })::bytea[])
+                    AS due (id, task_id, message)
                 ON CONFLICT (owner_id, id) DO NOTHING
                 """)
             try await session.query("""
