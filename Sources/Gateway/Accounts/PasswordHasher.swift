@@ -8,9 +8,9 @@ import Synchronization
 /// memory and two passes, about 30 ms of one core each.
 ///
 /// That cost is the point, so it must not land on the gateway's other work: hashing runs on threads of its own
-/// (``threads``, at most one per core) that run only on cores the gateway's other work leaves idle (SCHED_IDLE),
-/// so that sign-ins wait for the app's calls and never the other way round; and beyond ``maxWaiting`` hashes
-/// queued a sign-in is refused at once with RESOURCE_EXHAUSTED, so a flood of sign-ins cannot queue without bound.
+/// (``threads``, at most one per core) at nice 10, so that the gateway's other calls take the cores first when both
+/// want them; and beyond ``maxWaiting`` hashes queued a sign-in is refused at once with RESOURCE_EXHAUSTED, so a
+/// flood of sign-ins cannot queue without bound or starve the cooperative pool.
 final class PasswordHasher: Sendable {
     /// OWASP's Password Storage Cheat Sheet, Argon2id: m=19 MiB, t=2, p=1 (libsodium's parallelism is 1).
     static let memoryLimit = 19 * 1_024 * 1_024
@@ -28,7 +28,7 @@ final class PasswordHasher: Sendable {
     ///   - threads: how many hashes may run at once (default: one per core).
     ///   - maxWaiting: how many may wait beyond those before new ones are refused.
     init(threads count: Int = ProcessInfo.processInfo.activeProcessorCount, maxWaiting: Int = 64) {
-        threads = WorkerThreads(count: max(1, count), name: "plantguide-password", priority: .idle)
+        threads = WorkerThreads(count: max(1, count), name: "plantguide-password", niceness: 10)
         self.maxWaiting = max(1, maxWaiting)
     }
 

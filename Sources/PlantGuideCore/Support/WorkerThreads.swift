@@ -11,32 +11,20 @@ public final class WorkerThreads: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
 
-    /// How the threads' work competes for the cores with the process's other threads.
-    public enum Priority: Sendable {
-        /// As the rest of the process.
-        case normal
-        /// Only on cores nothing else wants (Linux's SCHED_IDLE): work that may wait, so that it never slows the
-        /// process's calls, such as password hashing.
-        case idle
-    }
-
-    /// Starts `count` threads named `name`, scheduled as `priority` says.
-    public init(count: Int, name: String, priority: Priority = .normal) {
+    /// Starts `count` threads named `name`, each at nice value `niceness` (0: the process's own; higher values
+    /// give the process's other threads the cores first when both want them, in proportion, as `nice` does).
+    ///
+    /// Not SCHED_IDLE: a thread that runs only on idle cores can be preempted while it holds a lock the rest of
+    /// the process needs (the executor's, malloc's) and then wait for an idle core for seconds, stalling them all;
+    /// a nice thread still gets its share within a few milliseconds.
+    public init(count: Int, name: String, niceness: Int32 = 0) {
         for index in 0..<max(1, count) {
             Thread(named: "\(name)-\(index)") { [self] in
-                if priority == .idle { Self.scheduleCurrentThreadWhenIdle() }
+                // On Linux the nice value is a thread's own: `who` 0 is the calling thread.
+                if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 work()
             }.start()
         }
-    }
-
-    /// Puts the calling thread under SCHED_IDLE (on Linux a thread's own policy: pid 0 is the calling thread).
-    /// Best effort: where the policy is not allowed, the thread keeps the normal one.
-    private static func scheduleCurrentThreadWhenIdle() {
-        var parameters = sched_param()
-        parameters.sched_priority = 0
-        let schedIdle: Int32 = 5  // SCHED_IDLE, which Glibc's module map leaves out (a _GNU_SOURCE name)
-        _ = sched_setscheduler(0, schedIdle, &parameters)
     }
 
     /// Queues `job` to run on one of the threads.
