@@ -20,6 +20,24 @@ struct GatewayHTTPTests {
         return (response.status, body, response.headers)
     }
 
+    /// Sets the caller's notify time to the minute just gone (UTC) and saves plant p1, "Fig": its first task, due
+    /// today, reminds at once. Returns the save's answer.
+    private func saveFigRemindingNow(_ stack: GatewayJourneyTests.Stack, token: String?, extra: [String: String] = [:]) async throws
+        -> (status: Int, body: [String: Any], headers: [String: String])
+    {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let parts = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
+        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
+            ? "00:00" : String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        let settings = try await send(stack, "PATCH", "/v1/settings", token: token, json: """
+            {"settings": {"notifyTime": "\(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}
+            """, extra: extra)
+        #expect(settings.status == 200, "\(settings.body)")
+        return try await send(stack, "PUT", "/v1/plants/p1", token: token, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#,
+                              extra: extra)
+    }
+
     @Test("identify, save, list, detail, complete, share read-only, delete a plant and erase all over HTTP; errors map to HTTP statuses",
           arguments: TestBackend.allCases)
     func journey(backend: TestBackend) async throws {
@@ -324,17 +342,7 @@ struct GatewayHTTPTests {
         #expect(await bobs.text(until: { $0.contains(opened) }, timeout: TestTime.scaled(.seconds(10))).contains(opened))
         #expect(await refused.text(until: { $0.contains("\r\n\r\n") }, timeout: TestTime.scaled(.seconds(10))).hasPrefix("HTTP/1.1 401"))
 
-        // Reminders at the minute just gone (UTC), so that the plant's first task due today reminds at once.
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let parts = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
-        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
-            ? "00:00" : String(format: "%02d:%02d", parts.hour!, parts.minute!)
-        let settings = try await send(stack, "PATCH", "/v1/settings", token: ana, json: """
-            {"settings": {"notifyTime": "\(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}
-            """)
-        #expect(settings.status == 200, "\(settings.body)")
-        let saved = try await send(stack, "PUT", "/v1/plants/p1", token: ana, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#)
+        let saved = try await saveFigRemindingNow(stack, token: ana)
         let tasks = saved.body["tasks"] as? [[String: Any]] ?? []
         let today = Date().formatted(.iso8601.year().month().day())
         #expect(tasks.contains { $0["dueDate"] as? String == today }, "a task is due today: \(tasks.map { $0["dueDate"] ?? "?" })")
@@ -379,18 +387,7 @@ struct GatewayHTTPTests {
         let listed = try await send(stack, "GET", "/v1/push-subscriptions", token: nil, extra: cookie)
         #expect((listed.body["subscriptions"] as? [[String: Any]])?.map { $0["pushService"] as? String } == ["127.0.0.1"], "\(listed.body)")
 
-        // A reminder at the minute just gone (UTC): the plant's first task due today reminds at once.
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let parts = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
-        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
-            ? "00:00" : String(format: "%02d:%02d", parts.hour!, parts.minute!)
-        let settings = try await send(stack, "PATCH", "/v1/settings", token: nil, json: """
-            {"settings": {"notifyTime": "\(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}
-            """, extra: browser)
-        #expect(settings.status == 200, "\(settings.body)")
-        let saved = try await send(stack, "PUT", "/v1/plants/p1", token: nil, json: #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#,
-                                   extra: browser)
+        let saved = try await saveFigRemindingNow(stack, token: nil, extra: browser)
         #expect(saved.status == 200, "\(saved.body)")
 
         #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { !$0.isEmpty }, "no push message arrived")
