@@ -313,8 +313,7 @@ struct Tokens: AsyncParsableCommand {
         @Argument(help: "The token or its id.") var token: String
 
         func run() async throws {
-            let parts = token.split(separator: "_")
-            let id = token.hasPrefix("pg_") && parts.count == 3 ? String(parts[1]) : token
+            let id = AccountStore.id(ofSecret: token, prefix: "pg_") ?? token
             guard try await accounts.withStore({ try await $0.revoke(tokenID: id) }) else {
                 throw ValidationError("no active token with id '\(id)'")
             }

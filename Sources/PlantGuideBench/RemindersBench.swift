@@ -69,19 +69,19 @@ struct RemindersBench: AsyncParsableCommand {
         outcomes.append(try await burst("SQLite, 1 dispatcher", stores: [sqlite]))
         if let database {
             let password = try StorageOptions.password()
-            let schema = "bench_reminders_\(UInt32.random(in: 0...UInt32.max))"
-            var pools: [PostgresStorage] = []
-            for _ in 0..<replicas {
-                pools.append(try await PostgresStorage.open(try PostgresSettings(url: database, password: password, poolSize: 4, schema: schema),
-                                                            migrations: PostgresScheduling.migrations, logger: logger, operationTimeout: .seconds(600)))
-            }
-            outcomes.append(try await burst("PostgreSQL, \(replicas) dispatchers", stores: pools.map { PostgresScheduling($0) }))
-            let killSchema = schema + "_kill"
-            var killPools: [PostgresStorage] = []
-            for _ in 0..<replicas {
-                killPools.append(try await PostgresStorage.open(try PostgresSettings(url: database, password: password, poolSize: 4, schema: killSchema),
+            /// One connection pool per replica on a new schema, as replicas of the service have.
+            func replicaPools() async throws -> [PostgresStorage] {
+                let schema = "bench_reminders_\(UInt32.random(in: 0...UInt32.max))"
+                var pools: [PostgresStorage] = []
+                for _ in 0..<replicas {
+                    pools.append(try await PostgresStorage.open(try PostgresSettings(url: database, password: password, poolSize: 4, schema: schema),
                                                                 migrations: PostgresScheduling.migrations, logger: logger, operationTimeout: .seconds(600)))
+                }
+                return pools
             }
+            let pools = try await replicaPools()
+            outcomes.append(try await burst("PostgreSQL, \(replicas) dispatchers", stores: pools.map { PostgresScheduling($0) }))
+            let killPools = try await replicaPools()
             outcomes.append(try await burst("PostgreSQL, one of \(replicas) dies holding a claim", stores: killPools.map { PostgresScheduling($0) },
                                             abandonFirstClaim: true))
             for pool in pools + killPools { await pool.close() }
@@ -159,11 +159,11 @@ struct RemindersBench: AsyncParsableCommand {
     }
 
     private static func table(_ outcomes: [Outcome], slowMs: Int) -> String {
-        func quantile(_ values: [Double], _ q: Double) -> String {
+        func value(_ values: [Double], _ q: Double) -> Double? {
             let sorted = values.sorted()
-            guard !sorted.isEmpty else { return "-" }
-            return String(format: "%.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))])
+            return sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
         }
+        func quantile(_ values: [Double], _ q: Double) -> String { value(values, q).map { String(format: "%.2f", $0) } ?? "-" }
         var lines = ["", "Reminders: seconds from the due time to arrival at the receiver (target: p99 ≤ 2 s for receivers that answer at once)", "",
                      "| scenario | receivers | reminders | p50 s | p99 s | max s | duplicates | missing |",
                      "|---|---|---|---|---|---|---|---|"]
@@ -178,10 +178,10 @@ struct RemindersBench: AsyncParsableCommand {
             lines.append("\(outcome.name): the \(outcome.afterClaim.count) deliveries the dead replica held went out \(quantile(outcome.afterClaim, 0)) to "
                          + "\(quantile(outcome.afterClaim, 1)) s after its claim (target: within the claim's \(Int(ReminderDispatcher.deliveryLease)) s + 2 s)")
         }
-        if let baseline = outcomes.first, let p99 = baseline.fast.sorted().last.map({ _ in quantile(baseline.fast, 0.99) }), let base = Double(p99), base > 0 {
+        if let base = outcomes.first.flatMap({ value($0.fast, 0.99) }), base > 0 {
             lines.append("")
             lines.append("p99 (answering at once) over the first row's: "
-                         + outcomes.map { "\($0.name) \(String(format: "%.2fx", (Double(quantile($0.fast, 0.99)) ?? 0) / base))" }.joined(separator: "; "))
+                         + outcomes.map { "\($0.name) \(String(format: "%.2fx", (value($0.fast, 0.99) ?? 0) / base))" }.joined(separator: "; "))
         }
         return lines.joined(separator: "\n")
     }

@@ -42,6 +42,10 @@ public enum OutboundAddresses: Sendable {
         }
     }
 
+    /// The guard for URLs users give (webhooks, push services): public addresses, and loopback too when
+    /// `allowLoopback` (tests, whose receivers listen on 127.0.0.1).
+    public static func receivers(allowLoopback: Bool) -> OutboundAddresses { allowLoopback ? .publicOrLoopback : .publicOnly }
+
     /// Whether the numeric address `address` is one this allows.
     public func allows(_ address: String) -> Bool { pg_http_address_allowed(address, policy) != 0 }
 }

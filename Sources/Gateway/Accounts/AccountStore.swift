@@ -131,8 +131,15 @@ public struct AccountStore: Sendable {
 
     /// Withdraws an unused invitation by its id or code; false when there is no unused one.
     public func deleteInvitation(_ idOrCode: String) async throws -> Bool {
-        let parts = idOrCode.split(separator: "_")
-        return try await records.deleteInvitation(id: idOrCode.hasPrefix("inv_") && parts.count == 3 ? String(parts[1]) : idOrCode)
+        try await records.deleteInvitation(id: Self.id(ofSecret: idOrCode, prefix: "inv_") ?? idOrCode)
+    }
+
+    /// The id inside a secret this store hands out, "<prefix><id>_<secret>" (a token "pg_…", an invitation
+    /// "inv_…"); nil for anything else.
+    public static func id(ofSecret text: String, prefix: String) -> String? {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard text.hasPrefix(prefix), parts.count == 3 else { return nil }
+        return String(parts[1])
     }
 
     /// A new token to store and the secret to hand out once; it expires as `lifetime` says (nil: an operator's token

@@ -147,7 +147,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         let cookieToken = request.headers[.authorization] == nil ? BrowserSession.token(in: request) : nil
         let authorization = request.headers[.authorization] ?? cookieToken.map { "Bearer \($0)" }
         if cookieToken != nil, BrowserSession.isUnsafe(request), let refusal = browser.forgeryRefusal(request) {
-            return Self.failure(RPCError(.permissionDenied, refusal).reason(GatewayErrorReason.crossSiteRequest, domain: GatewayErrorReason.domain))
+            return Self.crossSiteRefusal(refusal)
         }
         if path == ReminderStream.path { return await reminderStream.response(to: request, authorization: authorization) }
         if path.hasPrefix("/v1/calendar/"), path.hasSuffix(".ics"), request.method == .get {
@@ -175,9 +175,7 @@ struct GatewayHTTPResponder: HTTPResponder {
                                                      upload: Self.upload(body, contentType: request.headers[.contentType] ?? ""),
                                                      pathVariables: variables, query: query)
             let wantsCookie = Self.asksForCookie(message)
-            if wantsCookie, let refusal = browser.forgeryRefusal(request) {
-                return Self.failure(RPCError(.permissionDenied, refusal).reason(GatewayErrorReason.crossSiteRequest, domain: GatewayErrorReason.domain))
-            }
+            if wantsCookie, let refusal = browser.forgeryRefusal(request) { return Self.crossSiteRefusal(refusal) }
             var metadata: [String: String] = [:]
             if let authorization { metadata["authorization"] = authorization }
             if let owner = request.headers[Self.collectionOwner] { metadata[CallerAuthenticator.collectionOwnerKey] = owner }
@@ -211,24 +209,25 @@ struct GatewayHTTPResponder: HTTPResponder {
         (message as? Plantguide_Gateway_V1_CreateSessionRequest)?.cookie ?? (message as? Plantguide_Gateway_V1_CreateAccountRequest)?.cookie ?? false
     }
 
+    /// 403 for a cookie-authenticated change (or cookie sign-in) that did not come from the gateway's own pages.
+    private static func crossSiteRefusal(_ reason: String) -> Response {
+        failure(RPCError(.permissionDenied, reason).reason(GatewayErrorReason.crossSiteRequest, domain: GatewayErrorReason.domain))
+    }
+
     /// Whether `message` signs out the session of the cookie `cookieToken` ("current", or its id).
     private static func endsOwnSession(_ message: any SwiftProtobuf.Message, cookieToken: String) -> Bool {
         guard let request = message as? Plantguide_Gateway_V1_DeleteSessionRequest else { return false }
-        return request.sessionID == "current" || cookieToken.hasPrefix("pg_\(request.sessionID)_")
+        return request.sessionID == "current" || AccountStore.id(ofSecret: cookieToken, prefix: "pg_") == request.sessionID
     }
 
     /// A sign-up's or sign-in's answer for a browser: the token goes into the session cookie, and the body keeps
-    /// everything but the token, which page scripts never see.
+    /// everything but the token, which page scripts never see. Both answers are a user id and a token, with the same
+    /// field numbers, so one message type reads and rewrites either.
     private func cookieAnswer(_ method: any AnyRPCMethod, payload: Data) throws -> Response {
-        var token = ""
-        var payload = payload
-        if var session = try? Plantguide_Gateway_V1_CreateSessionResponse(serializedBytes: payload), method.path.hasSuffix("/CreateSession") {
-            swap(&token, &session.token)
-            payload = try session.serializedData()
-        } else if var account = try? Plantguide_Gateway_V1_CreateAccountResponse(serializedBytes: payload) {
-            swap(&token, &account.token)
-            payload = try account.serializedData()
-        }
+        var session = try Plantguide_Gateway_V1_CreateSessionResponse(serializedBytes: payload)
+        let token = session.token
+        session.token = ""
+        let payload = try session.serializedData()
         var answer = Self.json(status: .ok, try JSONTranscoder.response(method, payload: payload))
         answer.headers[.setCookie] = browser.setCookie(token)
         answer.headers[.cacheControl] = "no-store"

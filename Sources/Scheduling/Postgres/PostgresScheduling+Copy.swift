@@ -30,9 +30,7 @@ extension PostgresScheduling: SchedulingCopySource {
             }
             records.webhooks = try await session.all("SELECT id, url, secret FROM webhook WHERE owner_id = \(owner)", as: (String, String, String).self)
                 .map { (id: $0.0, url: $0.1, secret: $0.2) }
-            records.pushSubscriptions = try await session.all("""
-                SELECT id, endpoint, p256dh, auth, created_at FROM push_subscription WHERE owner_id = \(owner)
-                """, as: (String, String, Data, Data, Double).self).map(Self.pushSubscription)
+            records.pushSubscriptions = try await Self.pushSubscriptions(session, owner: owner)
             records.reminders = try await session.all("""
                 SELECT id, task_id, message, created_at FROM reminder WHERE owner_id = \(owner)
                 """, as: (String, String, Data, Double).self).map { (id: $0.0, taskID: $0.1, message: $0.2, createdAt: $0.3) }
@@ -81,12 +79,7 @@ extension PostgresScheduling: SchedulingCopySource {
                     """)
             }
             for push in records.pushSubscriptions {
-                try await session.query("""
-                    INSERT INTO push_subscription (owner_id, id, endpoint, p256dh, auth, created_at)
-                    VALUES (\(owner), \(push.id), \(push.endpoint), \(push.p256dh), \(push.auth), \(push.createdAt))
-                    ON CONFLICT (owner_id, id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth,
-                        created_at = excluded.created_at
-                    """)
+                try await Self.upsert(session, push, owner: owner, keepingCreatedAt: false)
             }
             for (id, taskID, message, createdAt) in records.reminders {
                 try await session.query("""

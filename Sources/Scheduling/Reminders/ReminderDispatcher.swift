@@ -263,7 +263,7 @@ public final class ReminderDispatcher: Sendable {
             "Content-Type": "application/json",
             WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
             "X-PlantGuide-Reminder-Id": reminderID,
-        ], body: body, addresses: allowLoopbackReceivers ? .publicOrLoopback : .publicOnly), timeout: .seconds(Self.deliveryTimeout))
+        ], body: body, addresses: .receivers(allowLoopback: allowLoopbackReceivers)), timeout: .seconds(Self.deliveryTimeout))
         guard (200..<300).contains(response.status) else {
             throw SchedulingError(.failedPrecondition, "webhook \(hookID) answered \(response.status)")
         }

@@ -110,7 +110,7 @@ public struct WebPushSender: Sendable {
             "TTL": String(Self.timeToLive),
             "Urgency": "normal",
             "Topic": Self.topic(taskID: reminder.task.id, owner: owner),
-        ], body: body, addresses: allowLoopback ? .publicOrLoopback : .publicOnly)
+        ], body: body, addresses: .receivers(allowLoopback: allowLoopback))
         let response = try await http.send(request, timeout: timeout)
         switch response.status {
         case 200..<300: return .delivered
