@@ -43,16 +43,26 @@ struct InProcessTransportTests {
     func shutdown() async throws {
         let (server, client) = try TestServer.connected(.inProcess)
         defer { client.close() }
-        let inFlight = Task { try await client.call(TestMethods.sleep, .with { $0.service = "300" }) }
-        try await Task.sleep(for: .milliseconds(50))
+        let gate = "shutdown-\(UUID().uuidString)"
+        let inFlight = Task { try await client.call(TestMethods.gate, .with { $0.service = gate }) }
+        try await TestGate.waitUntilEntered(gate)
 
-        await server.shutdown(grace: .seconds(5))
-        let reply = try await inFlight.value
-        let after = await #expect(throws: RPCError.self) {
-            _ = try await client.call(path: TestMethods.sleep.path, payload: Data(), isIdempotent: false)
+        let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+        // New calls are refused once the shutdown has begun; the gated call is still in flight then.
+        var refusal: RPCError?
+        while refusal == nil {
+            do {
+                _ = try await client.call(path: TestMethods.echo.path, payload: Data(), isIdempotent: false)
+                try await Task.sleep(for: .milliseconds(5))
+            } catch let error as RPCError {
+                refusal = error
+            }
         }
+        TestGate.open(gate)
+        await shutdown.value
+        let reply = try await inFlight.value
 
-        #expect(reply.text == "s:slept")
-        #expect(after?.code == .unavailable)
+        #expect(reply.text == "s:passed")
+        #expect(refusal?.code == .unavailable)
     }
 }

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import PlantGuideTestSupport
 
 /// A bare DEALER socket for tests that must put exact bytes on the wire (junk, truncated envelopes, requests
 /// whose deadline only the server can enforce).
@@ -31,8 +32,7 @@ final class RawDealer {
     }
 
     private func blockingReceive(timeoutMs: Int) -> [UInt8]? {
-        var items = [zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
-        guard zmq_poll(&items, 1, timeoutMs) == 1 else { return nil }
+        guard zmqWaitReadable(socket, timeoutMs: timeoutMs) else { return nil }
         var body: [UInt8] = []
         var message = zmq_msg_t()
         repeat {

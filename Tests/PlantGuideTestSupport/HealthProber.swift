@@ -85,9 +85,8 @@ public final class HealthProber: @unchecked Sendable {
         -> Plantguide_Rpc_V1_RpcResponse?
     {
         while ContinuousClock.now < deadline {
-            var items = [zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
             let left = (deadline - ContinuousClock.now).components
-            guard zmq_poll(&items, 1, Int(left.seconds * 1_000 + left.attoseconds / 1_000_000_000_000_000) + 1) == 1 else { return nil }
+            guard zmqWaitReadable(socket, timeoutMs: Int(left.seconds * 1_000 + left.attoseconds / 1_000_000_000_000_000) + 1) else { return nil }
             var message = zmq_msg_t()
             zmq_msg_init(&message)
             defer { zmq_msg_close(&message) }

@@ -24,8 +24,7 @@ public final class RawSubscriber: @unchecked Sendable {
     }
 
     private func blockingReceive(timeoutMs: Int) -> (String, [UInt8])? {
-        var items = [zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
-        guard zmq_poll(&items, 1, timeoutMs) == 1 else { return nil }
+        guard zmqWaitReadable(socket, timeoutMs: timeoutMs) else { return nil }
         var frames: [[UInt8]] = []
         var message = zmq_msg_t()
         repeat {

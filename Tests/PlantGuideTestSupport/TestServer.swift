@@ -44,6 +44,7 @@ public struct TestService: RPCService {
             return .with { $0.text = "\(name):slept" }
         }
         router.register(TestMethods.gate) { request, _ in
+            TestGate.enter(request.service)
             while !TestGate.isOpen(request.service) { try await Task.sleep(for: .milliseconds(5)) }
             return .with { $0.text = "\(name):passed" }
         }
@@ -114,8 +115,17 @@ public enum TestTransport: String, CaseIterable, Sendable, CustomStringConvertib
 /// Named gates that ``TestMethods/gate`` handlers of this process wait at until the test opens them.
 public enum TestGate {
     private static let opened = Mutex<Set<String>>([])
+    private static let entered = Mutex<Set<String>>([])
 
     public static func open(_ name: String) { opened.withLock { _ = $0.insert(name) } }
+
+    /// Waits until a handler has reached gate `name`: its call is then in flight at the server, however late a busy
+    /// machine ran it.
+    public static func waitUntilEntered(_ name: String) async throws {
+        while !entered.withLock({ $0.contains(name) }) { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    static func enter(_ name: String) { entered.withLock { _ = $0.insert(name) } }
 
     static func isOpen(_ name: String) -> Bool { opened.withLock { $0.contains(name) } }
 }

@@ -52,7 +52,8 @@ struct LivenessTests {
     func identification() async throws {
         let service = try await ServiceProcess(
             "plantguide-identification", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
-            environment: ["PLANTGUIDE_MODELS": ModelFixtures.modelRepository.path])
+            environment: ["PLANTGUIDE_MODELS": ModelFixtures.modelRepository.path],
+            arguments: ["--cache-size", "0"])  // every call decodes its photo and runs the model
         let photo = try await BlockingWork.run { try TestImages.jpeg(TestImages.gradient(width: 1_600, height: 1_200)) }
         let (report, calls) = try await probe(service, inFlight: 64) { client, _ in
             do {
