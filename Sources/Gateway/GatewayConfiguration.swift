@@ -23,6 +23,9 @@ public struct GatewayConfiguration: Sendable {
     /// scheme decides the session cookie's `Secure` and `__Host-` prefix, and it is the one `Origin` that cookie
     /// changes are accepted from. Nil: the request's own `Host`, and cookies without `Secure`.
     public var publicOrigin: String?
+    /// Proxies in front of the HTTP front whose `X-Forwarded-For` names the client, whose failed sign-ins then count
+    /// against that address (``ClientAddresses``). Default none: the connection's peer is the client.
+    public var clientAddresses = ClientAddresses()
     /// CurveZMQ towards the services (and scheduling's reminders); nil for plain TCP.
     public var curve: CurveClientSecurity?
 

@@ -24,6 +24,7 @@ public final class GatewayRPCService: RPCService {
     private let database: PostgresStorage?
     private let records: any GatewayRecords
     private let browser: BrowserSession
+    private let clientAddresses: ClientAddresses
 
     /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
@@ -47,6 +48,7 @@ public final class GatewayRPCService: RPCService {
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         passwords = PasswordAccounts(accounts: accounts, records: records, hasher: PasswordHasher(), policy: configuration.signUp)
         browser = BrowserSession(publicOrigin: configuration.publicOrigin, maxAge: Int(passwords.lifetime.absolute))
+        clientAddresses = configuration.clientAddresses
         self.logger = logger
     }
 
@@ -75,7 +77,7 @@ public final class GatewayRPCService: RPCService {
                                                    .with { $0.ifVersion = ifVersion }, as: caller)
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
-            reminderStream: stream, browser: browser, logger: logger)
+            reminderStream: stream, browser: browser, clientAddresses: clientAddresses, logger: logger)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }
@@ -118,7 +120,7 @@ public final class GatewayRPCService: RPCService {
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
         router.register(Methods.createSession) { request, _ in
-            let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: nil)
+            let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: ClientAddresses.current)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
         authenticated(Methods.listSessions, .ownOnly) { _, caller in

@@ -68,6 +68,11 @@ struct Serve: AsyncParsableCommand {
             + "Default: the request's own Host, cookies without Secure.", valueName: "url"))
     var publicOrigin: String?
     @Option(name: .long, help: ArgumentHelp(
+        "A proxy before the HTTP front whose X-Forwarded-For names the client: an address or a block, 10.0.0.0/8; repeat it for "
+            + "more (env PLANTGUIDE_TRUSTED_PROXIES, comma-separated). Failed sign-ins back off per client address. Default: "
+            + "none, the connection's peer is the client.", valueName: "address"))
+    var trustedProxy: [String] = []
+    @Option(name: .long, help: ArgumentHelp(
         "HOST:PORT of the HTTP/JSON front (env PLANTGUIDE_HTTP_BIND). Default: 127.0.0.1:7080 (0.0.0.0:7080 listens everywhere).",
         valueName: "host:port"))
     var httpBind: String?
@@ -110,6 +115,15 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("the public origin is a scheme and a host, like https://plants.example.org, not '\(origin)'")
             }
             configuration.publicOrigin = origin
+        }
+        let proxies = trustedProxy.isEmpty
+            ? (environment["PLANTGUIDE_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            : trustedProxy
+        configuration.clientAddresses.trustedProxies = try proxies.filter { !$0.isEmpty }.map { text in
+            guard let range = AddressRange(text) else {
+                throw ValidationError("a trusted proxy is an address or a block like 10.0.0.0/8, not '\(text)'")
+            }
+            return range
         }
         do {
             configuration.curve = try CurveClientSecurity.resolve(clientKeyFile: curveClientKeyFile, serverKeyFile: curveServerKeyFile,

@@ -156,6 +156,30 @@ struct PasswordAccountTests {
         #expect(await Self.code { _ = try await second.signIn(name: "nobody", password: "guess", clientAddress: nil) } == .resourceExhausted)
     }
 
+    @Test("one client address guessing across many names backs off after 20 failures, on every replica; other addresses do not",
+          arguments: TestBackend.allCases)
+    func addressBackoff(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let clock = TestClock()
+        let (first, second) = (Self.accounts(records, clock: clock), Self.accounts(records, clock: clock))
+        _ = try await first.signUp(name: "ana", password: "basil needs water")
+        let guesser = "203.0.113.7"
+
+        // One failure per name: no name backs off, but the address counts them all.
+        for attempt in 1...21 {
+            let replica = attempt.isMultiple(of: 2) ? second : first
+            #expect(await Self.code { _ = try await replica.signIn(name: "name\(attempt)", password: "guess", clientAddress: guesser) }
+                == .unauthenticated, "failure \(attempt) is free")
+        }
+        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: guesser) }
+            == .resourceExhausted, "the 21st failure blocked the address, even for a right password")
+        #expect(await Self.code { _ = try await first.signIn(name: "name22", password: "guess", clientAddress: "203.0.113.8") }
+            == .unauthenticated, "another address is not blocked")
+        _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: "203.0.113.8")
+        clock.advance(1.5)
+        _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: guesser)
+    }
+
     @Test("sessions: listed with the current one marked, one signed out, all others signed out; a new password ends the others",
           arguments: TestBackend.allCases)
     func sessions(backend: TestBackend) async throws {

@@ -461,6 +461,30 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("failed sign-ins back off per client address, which a trusted proxy names in X-Forwarded-For")
+    func addressBackoff() async throws {
+        let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_TRUSTED_PROXIES": "127.0.0.1"])
+        try await stack.waitForHTTP()
+        func signIn(_ name: String, from client: String) async throws -> (status: Int, body: [String: Any], headers: [String: String]) {
+            try await send(stack, "POST", "/v1/sessions", token: nil, json: #"{"name": "\#(name)", "password": "a guess at it"}"#,
+                           extra: ["X-Forwarded-For": client])
+        }
+        // One guess per name, so that no name backs off; the address counts them all. Twenty are free; a failure
+        // after them blocks the address for 1 s, doubling, so however slowly they come one is refused.
+        var statuses: [Int] = []
+        var refusal: (status: Int, body: [String: Any], headers: [String: String])?
+        for attempt in 1...30 where refusal == nil {
+            let answer = try await signIn("name\(attempt)", from: "198.51.100.1")
+            if answer.status == 429 { refusal = answer } else { statuses.append(answer.status) }
+        }
+        #expect(statuses.count >= 21 && statuses.allSatisfy { $0 == 401 }, "\(statuses)")
+        let error = refusal?.body["error"] as? [String: Any]
+        #expect(refusal?.headers["retry-after"] != nil && (error?["message"] as? String)?.contains("too many failed sign-ins") == true,
+                "\(refusal?.body ?? [:])")
+        #expect(try await signIn("name1", from: "198.51.100.2").status == 401, "another client is not blocked")
+        await stack.stop()
+    }
+
     @Test("a rate-limited call is 429 with Retry-After")
     func tooManyRequests() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_RATE_LIMIT": "1"])

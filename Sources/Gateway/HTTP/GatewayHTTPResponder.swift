@@ -20,7 +20,7 @@ struct CalendarFeedAnswer: Sendable {
 /// Bearer tokens travel as the Authorization header; CORS lets browser apps call it (never with credentials). The
 /// gateway's own pages use a session cookie instead (``BrowserSession``: cookie flags and forgery checks).
 struct GatewayHTTPResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = GatewayRequestContext
 
     private struct Route: Sendable {
         let method: any AnyRPCMethod
@@ -39,6 +39,7 @@ struct GatewayHTTPResponder: HTTPResponder {
     /// `Resources/openapi.json`, read once.
     private let openAPIDocument: Data
     private let browser: BrowserSession
+    private let clientAddresses: ClientAddresses
     private let maxBodyBytes: Int
     private let timeout: Duration
     /// Where the handlers run: the RPC I/O thread, whose calls to the services they await.
@@ -49,7 +50,8 @@ struct GatewayHTTPResponder: HTTPResponder {
          handlerExecutor: (any TaskExecutor)? = nil, metrics: @escaping @Sendable () -> String,
          readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
-         reminderStream: ReminderStream, browser: BrowserSession = BrowserSession(), logger: Logger = Logger(label: "plantguide-gateway")) {
+         reminderStream: ReminderStream, browser: BrowserSession = BrowserSession(), clientAddresses: ClientAddresses = ClientAddresses(),
+         logger: Logger = Logger(label: "plantguide-gateway")) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -63,6 +65,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.calendar = calendar
         self.reminderStream = reminderStream
         self.browser = browser
+        self.clientAddresses = clientAddresses
         openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
@@ -70,6 +73,11 @@ struct GatewayHTTPResponder: HTTPResponder {
     /// `traceparent`), whose context comes back in the `traceresponse` header (W3C Trace Context level 2) so that an
     /// app developer can quote the trace id. At debug level, one log line per request, with its trace id.
     func respond(to request: Request, context: Context) async throws -> Response {
+        let client = clientAddresses.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+        return try await ClientAddresses.$current.withValue(client) { try await respondAsClient(to: request) }
+    }
+
+    private func respondAsClient(to request: Request) async throws -> Response {
         let started = ContinuousClock.now
         let tracer = InstrumentationSystem.tracer
         let exchange: Exchange
@@ -109,6 +117,7 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     private static let traceResponse = HTTPFields.Element.Name(TraceParent.responseKey)!
     private static let traceParent = HTTPFields.Element.Name("traceparent")!
+    private static let forwardedFor = HTTPFields.Element.Name("X-Forwarded-For")!
 
     /// One request on its way through the front: its span, and its route's template once known (never the path
     /// itself, which may hold a calendar secret), which names the span and the log line.
