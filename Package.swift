@@ -113,7 +113,12 @@ let package = Package(
             swiftSettings: strict),
         // Web Push's message encryption (RFC 8291) and VAPID signatures (RFC 8292), on swift-crypto (BoringSSL), which
         // postgres-nio builds anyway.
-        .target(name: "PlantGuideWebPush", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .target(name: "PlantGuideWebPush", dependencies: ["PlantGuideCore", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
+        // Passkeys: WebAuthn registration and sign-in verified (attestation "none", ES256 and EdDSA), with a CBOR and
+        // COSE reader of its own, on swift-crypto.
+        .target(name: "PlantGuideWebAuthn", dependencies: ["PlantGuideCore", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(
@@ -224,7 +229,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "PlantGuideStorage", "PlantGuideTestSupport"],
+            dependencies: ["Gateway", "PlantGuideStorage", "PlantGuideTestSupport", "PlantGuideWebAuthn",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -294,7 +300,7 @@ let package = Package(
         + service(
             "Gateway", executable: "GatewayService",
             extra: [
-                "CSodium", "PlantGuideStorage",
+                "CSodium", "PlantGuideStorage", "PlantGuideWebAuthn",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

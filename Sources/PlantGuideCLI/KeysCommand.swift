@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlantGuideCore
 import PlantGuideRPC
 import PlantGuideWebPush
 

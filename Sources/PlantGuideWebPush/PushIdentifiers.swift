@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlantGuideCore
 
 /// Short stable names derived by hashing: a subscription's id from its endpoint, a message's `Topic`.
 public enum PushIdentifiers {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlantGuideCore
 
 /// Voluntary Application Server Identification (RFC 8292): the key pair that identifies this PlantGuide to push
 /// services. Browsers subscribe with its public key (`applicationServerKey`) and push services accept only

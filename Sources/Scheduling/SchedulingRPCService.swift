@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlantGuideCore
 import PlantGuideHTTP
 import PlantGuideProtos
 import PlantGuideRPC

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlantGuideCore
 import PlantGuideWebPush
 import Testing
 

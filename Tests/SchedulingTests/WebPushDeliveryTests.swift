@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideTestSupport

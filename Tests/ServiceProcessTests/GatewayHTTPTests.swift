@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideHTTP
 import PlantGuideTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideWebPush
 import PlantGuideHTTP
 import PlantGuideProtos

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Base64url without padding (RFC 4648 §5), as Web Push writes keys, salts and JWTs.
+/// Base64url without padding (RFC 4648 §5), as Web Push writes keys, salts and JWTs and WebAuthn its binary fields.
 public enum Base64URL {
     public static func encode(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
