@@ -16,6 +16,7 @@ public final class GatewayRPCService: RPCService {
     let households: HouseholdStore
     let authenticator: CallerAuthenticator
     let passwords: PasswordAccounts
+    let passkeys: PasskeyAccounts
     /// The scheduling service's reminders, for the HTTP front's live streams. Run it beside the HTTP front, after
     /// it in a service group, so that it ends the streams before the front drains.
     public let reminders: ReminderRelay
@@ -47,6 +48,7 @@ public final class GatewayRPCService: RPCService {
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
         passwords = PasswordAccounts(accounts: accounts, records: records, hasher: PasswordHasher(), policy: configuration.signUp)
+        passkeys = PasskeyAccounts(accounts: accounts, records: records, publicOrigin: configuration.publicOrigin)
         browser = BrowserSession(publicOrigin: configuration.publicOrigin, maxAge: Int(passwords.lifetime.absolute))
         clientAddresses = configuration.clientAddresses
         self.logger = logger
@@ -120,8 +122,27 @@ public final class GatewayRPCService: RPCService {
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
         router.register(Methods.createSession) { request, _ in
-            let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: ClientAddresses.current)
+            let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: HTTPRequestFacts.current?.clientAddress)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
+        }
+        let passkeys = self.passkeys
+        router.register(Methods.beginPasskeySignIn) { _, _ in try await passkeys.beginSignIn() }
+        router.register(Methods.createPasskeySession) { request, _ in
+            let issued = try await passkeys.signIn(request.credential)
+            return .with { $0.userID = issued.userID; $0.token = issued.secret }
+        }
+        authenticated(Methods.beginPasskeyRegistration, .ownOnly) { _, caller in try await passkeys.beginRegistration(caller: caller) }
+        authenticated(Methods.createPasskey, .ownOnly) { request, caller in
+            let passkey = try await passkeys.register(request, caller: caller)
+            return .with { $0.passkey = passkey }
+        }
+        authenticated(Methods.listPasskeys, .ownOnly) { _, caller in
+            let list = try await passkeys.passkeys(of: caller)
+            return .with { $0.passkeys = list }
+        }
+        authenticated(Methods.deletePasskey, .ownOnly) { request, caller in
+            let deleted = try await passkeys.delete(request.passkeyID, of: caller)
+            return .with { $0.deleted = deleted }
         }
         authenticated(Methods.listSessions, .ownOnly) { _, caller in
             let sessions = try await passwords.sessions(of: caller)

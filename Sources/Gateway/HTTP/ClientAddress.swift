@@ -7,7 +7,8 @@ import Foundation
 /// from no one else: a client cannot pick its own address. An IPv6 client counts by its /64, the block one
 /// subscriber gets, so that stepping through the addresses of one's own block does not reset the count.
 ///
-/// Calls over RPC carry no address: their callers are programs, which count per account name only.
+/// Calls over RPC carry no address (``HTTPRequestFacts``): their callers are programs, which count per account
+/// name only.
 public struct ClientAddresses: Sendable, Equatable {
     /// Peers whose `X-Forwarded-For` is believed.
     public var trustedProxies: [AddressRange]
@@ -38,10 +39,6 @@ public struct ClientAddresses: Sendable, Equatable {
     private func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }
     }
-
-    /// Task-local: the current HTTP request's client address (``client(peer:forwardedFor:)``), which the HTTP front
-    /// sets around the handler it invokes; nil for calls over RPC.
-    @TaskLocal static var current: String?
 }
 
 /// An IPv4 or IPv6 address as its bytes; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) is its IPv4 address.

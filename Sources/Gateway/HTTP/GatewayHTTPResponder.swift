@@ -73,8 +73,10 @@ struct GatewayHTTPResponder: HTTPResponder {
     /// `traceparent`), whose context comes back in the `traceresponse` header (W3C Trace Context level 2) so that an
     /// app developer can quote the trace id. At debug level, one log line per request, with its trace id.
     func respond(to request: Request, context: Context) async throws -> Response {
-        let client = clientAddresses.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedFor])
-        return try await ClientAddresses.$current.withValue(client) { try await respondAsClient(to: request) }
+        let facts = HTTPRequestFacts(
+            clientAddress: clientAddresses.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedFor]),
+            authority: request.head.authority?.lowercased())
+        return try await HTTPRequestFacts.$current.withValue(facts) { try await respondAsClient(to: request) }
     }
 
     private func respondAsClient(to request: Request) async throws -> Response {
@@ -215,7 +217,8 @@ struct GatewayHTTPResponder: HTTPResponder {
 
     /// Whether `message` is a sign-up or sign-in that asks for a session cookie instead of a token in the body.
     private static func asksForCookie(_ message: any SwiftProtobuf.Message) -> Bool {
-        (message as? Plantguide_Gateway_V1_CreateSessionRequest)?.cookie ?? (message as? Plantguide_Gateway_V1_CreateAccountRequest)?.cookie ?? false
+        (message as? Plantguide_Gateway_V1_CreateSessionRequest)?.cookie ?? (message as? Plantguide_Gateway_V1_CreateAccountRequest)?.cookie
+            ?? (message as? Plantguide_Gateway_V1_CreatePasskeySessionRequest)?.cookie ?? false
     }
 
     /// 403 for a cookie-authenticated change (or cookie sign-in) that did not come from the gateway's own pages.

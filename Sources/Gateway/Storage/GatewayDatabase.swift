@@ -128,6 +128,26 @@ public enum GatewayDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v10: passkeys") { db in
+            try db.execute(sql: """
+                CREATE TABLE passkey (
+                    id TEXT PRIMARY KEY,
+                    userID TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    publicKey BLOB NOT NULL,
+                    signCount INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    lastUsedAt REAL
+                );
+                CREATE INDEX passkeyByUser ON passkey(userID);
+                CREATE TABLE passkeyChallenge (
+                    hash BLOB PRIMARY KEY,
+                    purpose TEXT NOT NULL,
+                    userID TEXT,
+                    expiresAt REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -62,6 +62,24 @@ public protocol GatewayRecords: Sendable {
     func addInvitations(_ invitations: [(id: String, hash: Data)], createdAt: Double, expiresAt: Double) async throws
     /// Every invitation, newest first, with the name of whoever used it.
     func invitations() async throws -> [AccountStore.Invitation]
+    /// Keeps the challenge of a passkey ceremony (its SHA-256) until `expiresAt`: `purpose` "register" (for
+    /// `userID`) or "sign-in". Forgets expired challenges on the way.
+    func addPasskeyChallenge(hash: Data, purpose: String, userID: String?, expiresAt: Double, at now: Double) async throws
+    /// Takes the challenge away (a challenge answers one ceremony, on any replica) and returns whom it was made for
+    /// ("" for a sign-in); nil when it is unknown, used, expired or made for another purpose.
+    func takePasskeyChallenge(hash: Data, purpose: String, at now: Double) async throws -> String?
+    /// Stores a registered passkey. - Throws: ``AccountError`` when its credential id is registered already.
+    func addPasskey(_ passkey: StoredPasskey) async throws
+    /// The passkey with credential id `id` (base64url), with its owner's name.
+    func passkey(id: String) async throws -> StoredPasskey?
+    /// `userID`'s passkeys, oldest first.
+    func passkeys(userID: String) async throws -> [StoredPasskey]
+    /// Moves a passkey's counter from `old` to `new` and notes its use, only if it still is `old` (two sign-ins
+    /// with one counter value, on two replicas, let one through); whether it did.
+    func advancePasskey(id: String, from old: UInt32, to new: UInt32, at time: Double) async throws -> Bool
+    /// Deletes `userID`'s passkey `id`; false when they have none of that id.
+    func deletePasskey(userID: String, id: String) async throws -> Bool
+
     /// Withdraws an unused invitation; false when there is none of that id.
     func deleteInvitation(id: String) async throws -> Bool
 
@@ -147,6 +165,22 @@ public struct StoredToken: Sendable {
     public var expiresAt: Double? = nil
     /// How long it may go unused before it stops working; nil: forever.
     public var idleTimeout: Double? = nil
+}
+
+/// A registered passkey as the gateway keeps it.
+public struct StoredPasskey: Sendable, Equatable {
+    /// The credential id, base64url.
+    public var id: String
+    public var userID: String
+    /// The owner's account name (filled in when read).
+    public var userName: String
+    /// The COSE public key's CBOR bytes.
+    public var publicKey: Data
+    public var signCount: UInt32
+    /// What the person called it ("Phone"), to tell their passkeys apart.
+    public var name: String
+    public var createdAt: Double
+    public var lastUsedAt: Double?
 }
 
 /// Why an invitation code could not open an account.

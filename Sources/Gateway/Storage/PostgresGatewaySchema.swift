@@ -154,5 +154,28 @@ enum PostgresGatewaySchema {
             )
             """,
         ]),
+        // Passkeys, and the challenges of ceremonies under way (any replica may finish what another began).
+        PostgresMigration(7, "passkeys", [
+            """
+            CREATE TABLE passkey (
+                id text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL REFERENCES app_user (id) ON DELETE CASCADE,
+                public_key bytea NOT NULL,
+                sign_count bigint NOT NULL,
+                name text NOT NULL,
+                created_at double precision NOT NULL,
+                last_used_at double precision
+            )
+            """,
+            "CREATE INDEX passkey_by_user ON passkey (user_id)",
+            """
+            CREATE TABLE passkey_challenge (
+                hash bytea PRIMARY KEY,
+                purpose text NOT NULL,
+                user_id text COLLATE "C",
+                expires_at double precision NOT NULL
+            )
+            """,
+        ]),
     ]
 }

@@ -421,8 +421,50 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "PUT", path: "/v1/password", body: "*")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/BeginPasskeyRegistration`
+    public static let beginPasskeyRegistration = RPCMethod<Plantguide_Gateway_V1_BeginPasskeyRegistrationRequest, Plantguide_Gateway_V1_BeginPasskeyRegistrationResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/BeginPasskeyRegistration",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/passkeys:beginRegistration", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/CreatePasskey`
+    public static let createPasskey = RPCMethod<Plantguide_Gateway_V1_CreatePasskeyRequest, Plantguide_Gateway_V1_CreatePasskeyResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreatePasskey",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/passkeys", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/ListPasskeys` (idempotent)
+    public static let listPasskeys = RPCMethod<Plantguide_Gateway_V1_ListPasskeysRequest, Plantguide_Gateway_V1_ListPasskeysResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ListPasskeys",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/passkeys", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/DeletePasskey` (idempotent)
+    public static let deletePasskey = RPCMethod<Plantguide_Gateway_V1_DeletePasskeyRequest, Plantguide_Gateway_V1_DeletePasskeyResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/DeletePasskey",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "DELETE", path: "/v1/passkeys/{passkey_id}", body: "")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/BeginPasskeySignIn`
+    public static let beginPasskeySignIn = RPCMethod<Plantguide_Gateway_V1_BeginPasskeySignInRequest, Plantguide_Gateway_V1_BeginPasskeySignInResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/BeginPasskeySignIn",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/sessions:beginPasskey", body: "*")
+    )
+
+    /// `/plantguide.gateway.v1.GatewayService/CreatePasskeySession`
+    public static let createPasskeySession = RPCMethod<Plantguide_Gateway_V1_CreatePasskeySessionRequest, Plantguide_Gateway_V1_CreatePasskeySessionResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/CreatePasskeySession",
+        isIdempotent: false,
+        http: HTTPBinding(verb: "POST", path: "/v1/sessions:passkey", body: "*")
+    )
+
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword, beginPasskeyRegistration, createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, createPasskeySession]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

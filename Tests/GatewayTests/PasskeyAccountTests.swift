@@ -1,0 +1,147 @@
+import Foundation
+@testable import Gateway
+import PlantGuideCore
+import PlantGuideProtos
+import PlantGuideRPC
+import PlantGuideTestSupport
+import Testing
+
+/// Passkey ceremonies through the gateway's use case on each backend, begun on one replica and finished on another
+/// (on PostgreSQL they share the records, as two gateway processes do), with an authenticator made of swift-crypto.
+@Suite("Gateway: passkeys")
+struct PasskeyAccountTests {
+    private static let origin = "http://localhost:7080"
+
+    private static func records(_ backend: TestBackend) async throws -> any GatewayRecords {
+        switch backend {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeys-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return try SQLiteGateway.open(folder: folder)
+        case .postgres:
+            return PostgresGateway(try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations))
+        }
+    }
+
+    private static func credential(id: Data, _ fill: (inout Plantguide_Gateway_V1_PasskeyAuthenticatorResponse) -> Void)
+        -> Plantguide_Gateway_V1_PasskeyCredential {
+        .with {
+            $0.id = Base64URL.encode(id)
+            $0.rawID = $0.id
+            $0.type = "public-key"
+            fill(&$0.response)
+        }
+    }
+
+    private static func message(of body: () async throws -> Void) async -> String? {
+        do {
+            try await body()
+            return nil
+        } catch let error as RPCError {
+            return "\(error.code) \(error.message)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("register while signed in, sign in with the passkey alone on another replica; a replayed answer, a stale challenge, another person's registration and a deleted passkey are refused",
+          arguments: TestBackend.allCases)
+    func ceremonies(backend: TestBackend) async throws {
+        let records = try await Self.records(backend)
+        let store = AccountStore(records: records)
+        let (first, second) = (PasskeyAccounts(accounts: store, records: records, publicOrigin: Self.origin),
+                               PasskeyAccounts(accounts: store, records: records, publicOrigin: Self.origin))
+        let passwords = PasswordAccounts(accounts: store, records: records, hasher: PasswordHasher(), policy: .open)
+        let ana = try await passwords.signUp(name: "ana", password: "basil needs water")
+        let caller = Caller(id: ana.userID, deadline: .now + .seconds(10), traceID: nil, tokenID: ana.tokenID)
+        let authenticator = TestAuthenticator(relyingPartyID: "localhost", origin: Self.origin)
+
+        let options = try await first.beginRegistration(caller: caller)
+        #expect(options.rp.id == "localhost" && options.attestation == "none" && options.authenticatorSelection.userVerification == "required")
+        #expect(options.pubKeyCredParams.map(\.alg) == [-7, -8] && Base64URL.decode(options.user.id) == Data(ana.userID.utf8))
+        let made = authenticator.register(challenge: try #require(Base64URL.decode(options.challenge)))
+        let registration = Plantguide_Gateway_V1_CreatePasskeyRequest.with {
+            $0.credential = Self.credential(id: authenticator.credentialID) {
+                $0.clientDataJson = Base64URL.encode(made.clientDataJSON)
+                $0.attestationObject = Base64URL.encode(made.attestationObject)
+            }
+            $0.name = "Phone"
+        }
+        let passkey = try await second.register(registration, caller: caller)
+        #expect(passkey.id == Base64URL.encode(authenticator.credentialID) && passkey.name == "Phone")
+        #expect(await Self.message { _ = try await first.register(registration, caller: caller) }?.contains("start again") == true,
+                "a registration answers its challenge once")
+        #expect(try await first.beginRegistration(caller: caller).excludeCredentials.map(\.id) == [passkey.id])
+
+        // Sign in with the passkey alone: begun on one replica, finished on the other.
+        let signInOptions = try await first.beginSignIn()
+        #expect(signInOptions.rpID == "localhost" && signInOptions.allowCredentials.isEmpty && signInOptions.userVerification == "required")
+        let challenge = try #require(Base64URL.decode(signInOptions.challenge))
+        let assertion = authenticator.signIn(challenge: challenge, counter: 2)
+        let answer = Self.credential(id: authenticator.credentialID) {
+            $0.clientDataJson = Base64URL.encode(assertion.clientDataJSON)
+            $0.authenticatorData = Base64URL.encode(assertion.authenticatorData)
+            $0.signature = Base64URL.encode(assertion.signature)
+            $0.userHandle = Base64URL.encode(Data(ana.userID.utf8))
+        }
+        let session = try await second.signIn(answer)
+        #expect(session.userID == ana.userID)
+        #expect(try await store.owner(ofTokenHash: AccountStore.sha256(session.secret))?.userID == ana.userID, "the token works")
+        #expect(await Self.message { _ = try await first.signIn(answer) }?.contains("answered already") == true, "replayed")
+        let listed = try await first.passkeys(of: caller)
+        #expect(listed.count == 1 && listed.first?.hasLastUsedAt == true)
+
+        // The same counter again (a copied authenticator) is refused, on a fresh challenge.
+        let again = try #require(Base64URL.decode(try await first.beginSignIn().challenge))
+        let copied = authenticator.signIn(challenge: again, counter: 2)
+        let copiedAnswer = Self.credential(id: authenticator.credentialID) {
+            $0.clientDataJson = Base64URL.encode(copied.clientDataJSON)
+            $0.authenticatorData = Base64URL.encode(copied.authenticatorData)
+            $0.signature = Base64URL.encode(copied.signature)
+        }
+        #expect(await Self.message { _ = try await second.signIn(copiedAnswer) }?.contains("may have been cloned") == true)
+
+        // A registration begun for Ana cannot be finished by Bob.
+        let bob = try await passwords.signUp(name: "bob", password: "tomatoes in july")
+        let bobCaller = Caller(id: bob.userID, deadline: .now + .seconds(10), traceID: nil, tokenID: bob.tokenID)
+        let anaOptions = try await first.beginRegistration(caller: caller)
+        let other = TestAuthenticator(relyingPartyID: "localhost", origin: Self.origin)
+        let otherMade = other.register(challenge: try #require(Base64URL.decode(anaOptions.challenge)))
+        let hijack = Plantguide_Gateway_V1_CreatePasskeyRequest.with {
+            $0.credential = Self.credential(id: other.credentialID) {
+                $0.clientDataJson = Base64URL.encode(otherMade.clientDataJSON)
+                $0.attestationObject = Base64URL.encode(otherMade.attestationObject)
+            }
+        }
+        #expect(await Self.message { _ = try await second.register(hijack, caller: bobCaller) }?.contains("another account") == true)
+
+        #expect(try await second.delete(passkey.id, of: bobCaller) == false, "not Bob's to delete")
+        #expect(try await second.delete(passkey.id, of: caller))
+        let late = try #require(Base64URL.decode(try await first.beginSignIn().challenge))
+        let afterDeletion = authenticator.signIn(challenge: late, counter: 3)
+        let deletedAnswer = Self.credential(id: authenticator.credentialID) {
+            $0.clientDataJson = Base64URL.encode(afterDeletion.clientDataJSON)
+            $0.authenticatorData = Base64URL.encode(afterDeletion.authenticatorData)
+            $0.signature = Base64URL.encode(afterDeletion.signature)
+        }
+        #expect(await Self.message { _ = try await first.signIn(deletedAnswer) }?.contains("not registered here") == true)
+    }
+
+    @Test("the site is the public origin, else the request's host; an IP address or no site at all is refused, saying what to do")
+    func site() async throws {
+        let records = try await Self.records(.sqlite)
+        let noOrigin = PasskeyAccounts(accounts: AccountStore(records: records), records: records, publicOrigin: nil)
+        #expect(throws: RPCError.self) { try noOrigin.relyingParty() }
+        let party = try HTTPRequestFacts.$current.withValue(HTTPRequestFacts(authority: "localhost:7080")) { try noOrigin.relyingParty() }
+        #expect(party.id == "localhost" && party.origins == ["http://localhost:7080", "https://localhost:7080"])
+        for address in ["127.0.0.1:7080", "[::1]:7080"] {
+            let refusal = HTTPRequestFacts.$current.withValue(HTTPRequestFacts(authority: address)) {
+                #expect(throws: RPCError.self) { try noOrigin.relyingParty() }
+            }
+            #expect(refusal?.message.contains("not an IP address") == true, "\(address)")
+        }
+        let behindProxy = PasskeyAccounts(accounts: AccountStore(records: records), records: records, publicOrigin: "https://plants.example.org/")
+        let proxied = try HTTPRequestFacts.$current.withValue(HTTPRequestFacts(authority: "10.0.0.5:7080")) { try behindProxy.relyingParty() }
+        #expect(proxied.id == "plants.example.org" && proxied.origins == ["https://plants.example.org"])
+    }
+}
