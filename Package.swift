@@ -169,7 +169,7 @@ let package = Package(
             name: "PlantGuideTestSupport",
             dependencies: [
                 "PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "PlantGuideStorage", "CImageCodecs", "CZeroMQ",
-                "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto"),
+                "PlantGuideWebPush", "PlantGuideWebAuthn", .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],

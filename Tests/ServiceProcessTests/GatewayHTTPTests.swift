@@ -462,6 +462,54 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("a person registers a passkey over HTTP and signs in with it alone, to a session cookie; the gateway reached by IP says to use its name")
+    func passkeys() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let site = "http://localhost:\(stack.httpBase.port ?? 0)"
+        func post(_ path: String, _ body: String, token: String? = nil, base: String = site, extra: [String: String] = [:]) async throws
+            -> (status: Int, body: [String: Any], headers: [String: String]) {
+            var headers = extra.merging(["Content-Type": "application/json"]) { $1 }
+            if let token { headers["Authorization"] = "Bearer \(token)" }
+            let response = try await http.send(HTTPRequest(method: "POST", url: URL(string: base + path)!, headers: headers, body: Data(body.utf8)),
+                                               timeout: TestTime.scaled(.seconds(20)))
+            return (response.status, (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:], response.headers)
+        }
+        func json(_ object: [String: Any]) -> String { String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        let opened = try await post("/v1/accounts", #"{"name": "ida", "password": "basil needs water"}"#)
+        let token = try #require(opened.body["token"] as? String)
+        let authenticator = TestAuthenticator(relyingPartyID: "localhost", origin: site)
+
+        let options = try await post("/v1/passkeys:beginRegistration", "{}", token: token)
+        #expect((options.body["rp"] as? [String: Any])?["id"] as? String == "localhost", "\(options.body)")
+        let made = authenticator.register(challenge: try #require(Base64URL.decode(options.body["challenge"] as? String ?? "")))
+        let credentialID = Base64URL.encode(authenticator.credentialID)
+        let registered = try await post("/v1/passkeys", json([
+            "credential": ["id": credentialID, "rawId": credentialID, "type": "public-key",
+                           "response": ["clientDataJSON": Base64URL.encode(made.clientDataJSON),
+                                        "attestationObject": Base64URL.encode(made.attestationObject)]],
+            "name": "Laptop",
+        ]), token: token)
+        #expect(registered.status == 200 && (registered.body["passkey"] as? [String: Any])?["name"] as? String == "Laptop", "\(registered.body)")
+
+        let signInOptions = try await post("/v1/sessions:beginPasskey", "{}")
+        let assertion = authenticator.signIn(challenge: try #require(Base64URL.decode(signInOptions.body["challenge"] as? String ?? "")), counter: 2)
+        let signedIn = try await post("/v1/sessions:passkey", json([
+            "credential": ["id": credentialID, "rawId": credentialID, "type": "public-key",
+                           "response": ["clientDataJSON": Base64URL.encode(assertion.clientDataJSON),
+                                        "authenticatorData": Base64URL.encode(assertion.authenticatorData),
+                                        "signature": Base64URL.encode(assertion.signature)]],
+            "cookie": true,
+        ]), extra: ["Origin": site])
+        let cookie = try #require(signedIn.headers["set-cookie"], "\(signedIn.status) \(signedIn.body)")
+        #expect(cookie.hasPrefix("plantguide_session=pg_") && signedIn.body["token"] == nil && signedIn.body["userId"] as? String == opened.body["userId"] as? String)
+
+        let byAddress = try await post("/v1/sessions:beginPasskey", "{}", base: stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        let message = (byAddress.body["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(byAddress.status == 400 && message.contains("not an IP address"), "\(byAddress.status) \(byAddress.body)")
+        await stack.stop()
+    }
+
     @Test("failed sign-ins back off per client address, which a trusted proxy names in X-Forwarded-For")
     func addressBackoff() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_TRUSTED_PROXIES": "127.0.0.1"])
