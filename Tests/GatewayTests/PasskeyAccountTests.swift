@@ -44,7 +44,7 @@ struct PasskeyAccountTests {
         }
     }
 
-    @Test("register while signed in, sign in with the passkey alone on another replica; a replayed answer, a stale challenge, another person's registration and a deleted passkey are refused",
+    @Test("registered while signed in, the passkey alone signs in on another replica; replays, copies, another's registration and deleted passkeys are refused",
           arguments: TestBackend.allCases)
     func ceremonies(backend: TestBackend) async throws {
         let records = try await Self.records(backend)
