@@ -257,7 +257,9 @@ let package = Package(
             name: "ServiceProcessTests",
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideServiceKit", "PlantGuideTestSupport",
                            "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto")],
-            exclude: ["otlp_spans.py"],  // run by the tracing test to decode the spans its collector received
+            // Run as processes of their own: to decode the spans the tracing test's collector received, and to drive
+            // Chromium through passkey ceremonies.
+            exclude: ["otlp_spans.py", "passkey_browser.py"],
             swiftSettings: strict
         ),
     ]

@@ -512,6 +512,34 @@ struct GatewayHTTPTests {
         await stack.stop()
     }
 
+    @Test("in Chromium with a virtual authenticator (ES256, EdDSA): sign up, register a passkey, sign out, sign in with it alone",
+          arguments: [-7, -8])
+    func passkeysInChromium(algorithm: Int) async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("passkey_browser.py").path
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)", String(algorithm)])
+        await stack.stop()
+        #expect(outcome.status == 0, "passkey_browser.py: \(outcome.output)")
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        let steps = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
+        func step(_ name: String) -> (status: Int?, body: [String: Any]) {
+            let answer = steps[name] as? [String: Any]
+            return (answer?["status"] as? Int, answer?["body"] as? [String: Any] ?? [:])
+        }
+        #expect(step("signup").status == 200 && step("register").status == 200, "\(steps)")
+        #expect(steps["signOut"] as? Int == 200 && steps["afterSignOut"] as? Int == 401, "signed out: \(steps)")
+        let signIn = step("signIn")
+        #expect(signIn.status == 200 && signIn.body["userId"] as? String == step("signup").body["userId"] as? String, "\(signIn.body)")
+        let listed = step("listed").body["passkeys"] as? [[String: Any]] ?? []
+        let held = steps["authenticator"] as? [[String: Any]] ?? []
+        // DevTools writes credential ids in plain base64, the gateway in base64url.
+        let heldID = (held.first?["credentialId"] as? String).flatMap(Base64URL.decode).map(Base64URL.encode)
+        #expect(listed.count == 1 && listed.first?["id"] as? String == heldID && listed.first?["lastUsedAt"] != nil, "\(listed) \(held)")
+        #expect(held.first?["isResidentCredential"] as? Bool == true)
+    }
+
     @Test("failed sign-ins back off per client address, which a trusted proxy names in X-Forwarded-For")
     func addressBackoff() async throws {
         let stack = try await GatewayJourneyTests.Stack(gatewayExtra: ["PLANTGUIDE_TRUSTED_PROXIES": "127.0.0.1"])

@@ -235,11 +235,21 @@ public nonisolated struct Plantguide_Gateway_V1_PasskeyCredential: Sendable {
   /// What the browser also sends; not used.
   public var authenticatorAttachment: String = String()
 
+  public var clientExtensionResults: SwiftProtobuf.Google_Protobuf_Struct {
+    get {_clientExtensionResults ?? SwiftProtobuf.Google_Protobuf_Struct()}
+    set {_clientExtensionResults = newValue}
+  }
+  /// Returns true if `clientExtensionResults` has been explicitly set.
+  public var hasClientExtensionResults: Bool {self._clientExtensionResults != nil}
+  /// Clears the value of `clientExtensionResults`. Subsequent reads from it will return its default value.
+  public mutating func clearClientExtensionResults() {self._clientExtensionResults = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _response: Plantguide_Gateway_V1_PasskeyAuthenticatorResponse? = nil
+  fileprivate var _clientExtensionResults: SwiftProtobuf.Google_Protobuf_Struct? = nil
 }
 
 public nonisolated struct Plantguide_Gateway_V1_CreatePasskeyRequest: Sendable {
@@ -791,7 +801,7 @@ nonisolated extension Plantguide_Gateway_V1_PasskeyAuthenticatorResponse: SwiftP
 
 nonisolated extension Plantguide_Gateway_V1_PasskeyCredential: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PasskeyCredential"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}raw_id\0\u{1}type\0\u{1}response\0\u{3}authenticator_attachment\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}raw_id\0\u{1}type\0\u{1}response\0\u{3}authenticator_attachment\0\u{3}client_extension_results\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -804,6 +814,7 @@ nonisolated extension Plantguide_Gateway_V1_PasskeyCredential: SwiftProtobuf.Mes
       case 3: try { try decoder.decodeSingularStringField(value: &self.type) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._response) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.authenticatorAttachment) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._clientExtensionResults) }()
       default: break
       }
     }
@@ -829,6 +840,9 @@ nonisolated extension Plantguide_Gateway_V1_PasskeyCredential: SwiftProtobuf.Mes
     if !self.authenticatorAttachment.isEmpty {
       try visitor.visitSingularStringField(value: self.authenticatorAttachment, fieldNumber: 5)
     }
+    try { if let v = self._clientExtensionResults {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -838,6 +852,7 @@ nonisolated extension Plantguide_Gateway_V1_PasskeyCredential: SwiftProtobuf.Mes
     if lhs.type != rhs.type {return false}
     if lhs._response != rhs._response {return false}
     if lhs.authenticatorAttachment != rhs.authenticatorAttachment {return false}
+    if lhs._clientExtensionResults != rhs._clientExtensionResults {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,6 +1,6 @@
 /* care_info.c: asks plantguide-caredata how to care for a species; prints the field violations of a bad request.
  * Build: protoc-c -I Protos -I /usr/include --c_out=gen $(cd Protos && find plantguide -name '*.proto') \
- *            google/protobuf/{any,descriptor,duration,field_mask,timestamp}.proto
+ *            google/protobuf/{any,descriptor,duration,field_mask,struct,timestamp}.proto
  *        gcc -I gen care_info.c $(find gen -name '*.pb-c.c') -lzmq -lprotobuf-c -o care_info
  * Run:   ./care_info tcp://127.0.0.1:7002 "Monstera deliciosa" */
 #include <stdio.h>
