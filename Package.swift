@@ -51,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -121,6 +122,8 @@ let package = Package(
                 swiftSettings: strict),
         // libsodium from Debian: SHA-256 of photos, HMAC-SHA256 of webhooks.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
+        // zlib from Debian: the web app's assets gzipped.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "PlantGuideServiceKit",
             dependencies: [
@@ -302,7 +305,9 @@ let package = Package(
         + service(
             "Gateway", executable: "GatewayService",
             extra: [
-                "CSodium", "PlantGuideStorage", "PlantGuideWebAuthn",
+                "CSodium", "CZlib", "PlantGuideStorage", "PlantGuideWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -311,5 +316,5 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             executableExtra: ["PlantGuideStorage"],
-            resources: [.copy("Resources/openapi.json"), .copy("PasswordLists/common-passwords.txt")])
+            resources: [.copy("Resources/openapi.json"), .copy("PasswordLists/common-passwords.txt"), .copy("WebAssets")])
 )

@@ -26,6 +26,7 @@ public final class GatewayRPCService: RPCService {
     private let records: any GatewayRecords
     private let browser: BrowserSession
     private let clientAddresses: ClientAddresses
+    private let signUpPolicy: SignUpPolicy
 
     /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
@@ -51,14 +52,16 @@ public final class GatewayRPCService: RPCService {
         passkeys = PasskeyAccounts(accounts: accounts, records: records, publicOrigin: configuration.publicOrigin)
         browser = BrowserSession(publicOrigin: configuration.publicOrigin, maxAge: Int(passwords.lifetime.absolute))
         clientAddresses = configuration.clientAddresses
+        signUpPolicy = configuration.signUp
         self.logger = logger
     }
 
     /// The HTTP/JSON front on `host`:`port`, serving the methods that have HTTP bindings through this service's
     /// handlers, with /healthz, /readyz, /metrics, /openapi.json, the calendar feeds and the reminder stream. A Service: run it beside
     /// the RPC server.
+    /// - Throws: when the web app's pages or files are missing from the build.
     public func httpFront(host: String, port: Int, maxBodyBytes: Int, metrics: @escaping @Sendable () -> String,
-                          logger: Logger) -> any Service {
+                          logger: Logger) throws -> any Service {
         var router = RPCRouter()
         router.register(self)
         let services = self.services
@@ -79,7 +82,8 @@ public final class GatewayRPCService: RPCService {
                                                    .with { $0.ifVersion = ifVersion }, as: caller)
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
-            reminderStream: stream, browser: browser, clientAddresses: clientAddresses, logger: logger)
+            reminderStream: stream, browser: browser, clientAddresses: clientAddresses,
+            web: try WebApp(router: router, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor), logger: logger)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }

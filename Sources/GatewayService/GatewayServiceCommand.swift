@@ -151,7 +151,7 @@ struct Serve: AsyncParsableCommand {
                 gateway = try GatewayRPCService(configuration: configuration, logger: environment.logger)
                 maintenance = DatabaseMaintenance()
             }
-            let http = gateway.httpFront(host: httpHost, port: port, maxBodyBytes: resolved.maxMessageSize, metrics: environment.scrapeMetrics,
+            let http = try gateway.httpFront(host: httpHost, port: port, maxBodyBytes: resolved.maxMessageSize, metrics: environment.scrapeMetrics,
                                          logger: environment.logger)
             // Shut down last to first: the relay ends the reminder streams, then the HTTP front drains.
             return ServiceSet(rpc: [gateway], background: [

@@ -40,6 +40,8 @@ struct GatewayHTTPResponder: HTTPResponder {
     private let openAPIDocument: Data
     private let browser: BrowserSession
     private let clientAddresses: ClientAddresses
+    /// The pages people use (nil: the front serves the API alone).
+    private let web: WebApp?
     private let maxBodyBytes: Int
     private let timeout: Duration
     /// Where the handlers run: the RPC I/O thread, whose calls to the services they await.
@@ -51,7 +53,7 @@ struct GatewayHTTPResponder: HTTPResponder {
          readiness: @escaping @Sendable () async -> (ready: Bool, body: Data),
          calendar: @escaping @Sendable (_ secret: String, _ ifVersion: String) async throws -> CalendarFeedAnswer?,
          reminderStream: ReminderStream, browser: BrowserSession = BrowserSession(), clientAddresses: ClientAddresses = ClientAddresses(),
-         logger: Logger = Logger(label: "plantguide-gateway")) {
+         web: WebApp? = nil, logger: Logger = Logger(label: "plantguide-gateway")) {
         routes = methods.compactMap { method in
             method.http.map { Route(method: method, binding: $0, template: PathTemplate($0.path)) }
         }
@@ -66,6 +68,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         self.reminderStream = reminderStream
         self.browser = browser
         self.clientAddresses = clientAddresses
+        self.web = web
         openAPIDocument = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data("{}".utf8)
     }
 
@@ -153,6 +156,11 @@ struct GatewayHTTPResponder: HTTPResponder {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: metricsText())))
         default: break
+        }
+        if let web, web.serves(path) {
+            exchange.named(method: request.method.rawValue, route: path.hasPrefix("/static/") ? "/static/{file}"
+                           : path.hasPrefix("/tasks/") ? "/tasks/{id}/complete" : path)
+            return await web.response(to: request)
         }
         // A browser's session cookie stands for the bearer token it holds, when the request sends none.
         let cookieToken = request.headers[.authorization] == nil ? BrowserSession.token(in: request) : nil

@@ -1,0 +1,106 @@
+import Foundation
+import PlantGuideCore
+import PlantGuideHTTP
+import PlantGuideTestSupport
+import Testing
+
+/// The web app's pages over a real stack, as a browser without script uses them: forms, redirects, the session
+/// cookie, strict headers, escaped text, hashed and gzipped files, two languages.
+@Suite("The web app's pages", .serialized, .wholeStack, .cleansUp)
+struct WebAppTests {
+    private let http = CurlHTTPClient()
+
+    private struct Page {
+        var status: Int
+        var headers: [String: String]
+        var text: String
+    }
+
+    private func fetch(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, form: [String: String]? = nil,
+                       headers: [String: String] = [:]) async throws -> Page {
+        var all = headers
+        var body: Data?
+        if let form {
+            all["Content-Type"] = "application/x-www-form-urlencoded"
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            body = Data(form.sorted { $0.key < $1.key }.map { key, value in
+                "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+            }.joined(separator: "&").utf8)
+        }
+        let response = try await http.send(HTTPRequest(method: method, url: URL(string: stack.httpBase.absoluteString + path)!, headers: all,
+                                                       body: body), timeout: TestTime.scaled(.seconds(20)))
+        return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+    }
+
+    @Test("sign up by form, see Today and My plants with escaped names, complete a task by htmx; strict headers, hashed gzipped files, Spanish")
+    func pages() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let own = ["Origin": stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))]
+
+        let root = try await fetch(stack, "GET", "/")
+        #expect(root.status == 303 && root.headers["location"] == "/signin")
+        let signInPage = try await fetch(stack, "GET", "/signup")
+        #expect(signInPage.status == 200 && signInPage.text.contains("<form method=\"post\" action=\"/signup\""))
+        let policy = signInPage.headers["content-security-policy"] ?? ""
+        #expect(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'") && !policy.contains("unsafe-inline"))
+        #expect(signInPage.headers["x-content-type-options"] == "nosniff" && signInPage.headers["referrer-policy"] == "same-origin")
+        #expect(!signInPage.text.contains("<script>"), "no inline script")
+
+        // The stylesheet and scripts: content-hashed names, a year of caching, gzip when asked for.
+        let links = signInPage.text.matches(of: /(?:href|src)="(\/static\/[^"]+)"/).map { String($0.output.1) }
+        #expect(links.count == 3, "\(links)")
+        var compressedTotal = 0
+        for link in links {
+            let file = try await fetch(stack, "GET", link, headers: ["Accept-Encoding": "gzip"])
+            #expect(file.status == 200 && file.headers["content-encoding"] == "gzip", "\(link)")
+            #expect(file.headers["cache-control"]?.contains("immutable") == true)
+            compressedTotal += Int(file.headers["content-length"] ?? "") ?? file.text.utf8.count
+        }
+        #expect(compressedTotal < 100_000, "the first visit's script and style: \(compressedTotal) bytes compressed")
+        #expect(try await fetch(stack, "GET", "/static/app.00000000.css").status == 404)
+
+        // A form sent from another site is refused; from the app's own page it signs up and sets the cookie.
+        let account = ["name": "web-ana", "password": "basil needs water"]
+        #expect(try await fetch(stack, "POST", "/signup", form: account, headers: ["Origin": "https://evil.example"]).status == 403)
+        let weak = try await fetch(stack, "POST", "/signup", form: ["name": "web-ana", "password": "password"], headers: own)
+        #expect(weak.status == 400 && weak.text.contains("id=\"password-error\"") && weak.text.contains("value=\"web-ana\""), "\(weak.text)")
+        let signedUp = try await fetch(stack, "POST", "/signup", form: account, headers: own)
+        #expect(signedUp.status == 303 && signedUp.headers["location"] == "/today")
+        let setCookie = try #require(signedUp.headers["set-cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax"))
+        let cookie = ["Cookie": String(setCookie.prefix { $0 != ";" })]
+
+        // A plant whose name is markup, with a task due today: shown as text, never as markup.
+        let plant = #"{"plant": {"scientificName": "Ficus lyrata", "customName": "<script>alert('fig')</script>"}}"#
+        let saved = try await http.send(HTTPRequest(method: "PUT", url: URL(string: stack.httpBase.absoluteString + "/v1/plants/p1")!,
+                                                    headers: cookie.merging(own) { $1 }.merging(["Content-Type": "application/json"]) { $1 },
+                                                    body: Data(plant.utf8)), timeout: TestTime.scaled(.seconds(20)))
+        #expect(saved.status == 200, "\(String(decoding: saved.body, as: UTF8.self))")
+        let plants = try await fetch(stack, "GET", "/plants", headers: cookie)
+        #expect(plants.status == 200 && plants.text.contains("&lt;script&gt;alert(&#39;fig&#39;)&lt;/script&gt;")
+                && !plants.text.contains("<script>alert"), "\(plants.text)")
+        let today = try await fetch(stack, "GET", "/today", headers: cookie)
+        let taskID = try #require(today.text.firstMatch(of: /id="task-([^"]+)"/).map { String($0.output.1) }, "\(today.text)")
+        #expect(today.text.contains("Water") && today.text.contains("&lt;script&gt;"))
+
+        let byScript = try await fetch(stack, "POST", "/tasks/\(taskID)/complete", form: [:], headers: cookie.merging(own) { $1 }
+            .merging(["HX-Request": "true"]) { $1 })
+        #expect(byScript.status == 200 && byScript.text.contains("class=\"task done\""), "\(byScript.text)")
+        let after = try await fetch(stack, "GET", "/today", headers: cookie)
+        #expect(!after.text.contains("id=\"task-\(taskID)\""), "the completed task left Today")
+
+        let spanish = try await fetch(stack, "GET", "/today", headers: cookie.merging(["Accept-Language": "es-ES,es;q=0.9,en;q=0.5"]) { $1 })
+        #expect(spanish.text.contains("<html lang=\"es\">") && spanish.text.contains(">Hoy<"))
+
+        let signedOut = try await fetch(stack, "POST", "/signout", form: [:], headers: cookie.merging(own) { $1 })
+        #expect(signedOut.status == 303 && signedOut.headers["set-cookie"]?.contains("Max-Age=0") == true)
+        var refused = false
+        for _ in 0..<40 where !refused {  // revocations reach the token cache within a quarter second
+            refused = try await fetch(stack, "GET", "/today", headers: cookie).headers["location"] == "/signin"
+            if !refused { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "the signed-out cookie still shows Today")
+        await stack.stop()
+    }
+}
