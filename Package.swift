@@ -261,8 +261,8 @@ let package = Package(
             dependencies: ["PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideServiceKit", "PlantGuideTestSupport",
                            "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto")],
             // Run as processes of their own: to decode the spans the tracing test's collector received, and to drive
-            // Chromium through passkey ceremonies.
-            exclude: ["otlp_spans.py", "passkey_browser.py"],
+            // Chromium through passkey ceremonies and the web app's screens.
+            exclude: ["otlp_spans.py", "passkey_browser.py", "web_pages_browser.py"],
             swiftSettings: strict
         ),
     ]

@@ -103,4 +103,28 @@ struct WebAppTests {
         #expect(refused, "the signed-out cookie still shows Today")
         await stack.stop()
     }
+
+    @Test("in Chromium: sign up by keyboard alone; axe finds no WCAG 2.2 AA violation on any screen, light or dark; no CSP violation; LCP within 1 s")
+    func inChromium() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_pages_browser.py").path
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)"])
+        await stack.stop()
+        #expect(outcome.status == 0, "web_pages_browser.py: \(outcome.output)")
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
+        let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
+        #expect(screens.count == 6, "\(report)")
+        for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
+            #expect(violations.isEmpty, "\(screen): \(violations)")
+        }
+        #expect((report["csp"] as? [String])?.isEmpty == true, "CSP violations: \(report["csp"] ?? "")")
+        #expect(report["saved"] as? [Int] == [200, 200], "\(report)")
+        #expect(report["firstFocus"] as? String == "Skip to content")
+        for (screen, paint) in report["lcp"] as? [String: Double] ?? [:] {
+            #expect(paint > 0 && paint <= 1_000, "\(screen): largest contentful paint \(paint) ms")
+        }
+    }
 }

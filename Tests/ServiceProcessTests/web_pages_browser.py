@@ -1,0 +1,88 @@
+"""The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
+
+Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves a plant through the JSON API with the
+session cookie, then opens Today and My plants. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA
+rules (axe-playwright-python), the Content-Security-Policy violations the page reported, and, with a folder given,
+screenshots at phone and desktop width. Reads Largest Contentful Paint from the Performance API. Prints one JSON
+object.
+
+Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER]
+"""
+import json
+import os
+import sys
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import sync_playwright
+
+WATCH_CSP = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", e => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));
+"""
+LARGEST_PAINT = """
+() => new Promise(resolve => {
+  new PerformanceObserver(list => { const all = list.getEntries(); resolve(all[all.length - 1].startTime); })
+    .observe({type: "largest-contentful-paint", buffered: true});
+  setTimeout(() => resolve(-1), 3000);
+})
+"""
+RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}}
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+def main():
+    origin = sys.argv[1]
+    folder = sys.argv[2] if len(sys.argv) > 2 else None
+    axe = Axe()
+    report = {"screens": {}, "csp": [], "lcp": {}}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport=SIZES["desktop"])
+        context.add_init_script(WATCH_CSP)
+        page = context.new_page()
+
+        # Sign up by keyboard alone: the skip link, the name, the password, Enter.
+        page.goto(origin + "/signup")
+        report["lcp"]["signup"] = page.evaluate(LARGEST_PAINT)
+        page.keyboard.press("Tab")
+        report["firstFocus"] = page.evaluate("document.activeElement.textContent.trim()")
+        page.focus("#name")
+        page.keyboard.type("screens")
+        page.keyboard.press("Tab")
+        page.keyboard.type("basil needs water")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/today")
+        for plant_id, body in [("p1", {"scientificName": "Ficus lyrata", "customName": "Fig"}),
+                               ("p2", {"scientificName": "Ocimum basilicum", "customName": "Basil", "favorite": True})]:
+            status = page.evaluate("""async ([id, plant]) => (await fetch("/v1/plants/" + id, {method: "PUT",
+                headers: {"Content-Type": "application/json"}, body: JSON.stringify({plant})})).status""", [plant_id, body])
+            report.setdefault("saved", []).append(status)
+
+        for name, path in [("signin", "/signin"), ("today", "/today"), ("plants", "/plants")]:
+            if name == "signin":
+                anonymous = browser.new_context(viewport=SIZES["desktop"])
+                anonymous.add_init_script(WATCH_CSP)
+                screen = anonymous.new_page()
+            else:
+                screen = page
+            for theme in ["light", "dark"]:
+                screen.emulate_media(color_scheme=theme)
+                screen.goto(origin + path)
+                if name == "today":
+                    report["lcp"]["today"] = screen.evaluate(LARGEST_PAINT)
+                results = axe.run(screen, options=RULES)
+                report["screens"][f"{name}-{theme}"] = [
+                    {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+                    for v in results.response["violations"]]
+                report["csp"] += screen.evaluate("window.__cspViolations")
+                if folder:
+                    for size_name, size in SIZES.items():
+                        screen.set_viewport_size(size)
+                        screen.screenshot(path=os.path.join(folder, f"{name}-{theme}-{size_name}.png"), full_page=True)
+                    screen.set_viewport_size(SIZES["desktop"])
+        browser.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
