@@ -15,8 +15,8 @@ struct CalendarFeedAnswer: Sendable {
 
 /// The gateway's HTTP/JSON front: every gateway method with a `google.api.http` binding, transcoded to the same
 /// handlers the RPC front serves (through the RPC router, in process), plus /healthz, /readyz, /metrics,
-/// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py), the calendar feeds and the
-/// reminder stream.
+/// /openapi.json (generated from the same descriptors by Scripts/generate-openapi.py), the calendar feeds, the
+/// reminder stream and the web app's pages (``WebApp``).
 /// Bearer tokens travel as the Authorization header; CORS lets browser apps call it (never with credentials). The
 /// gateway's own pages use a session cookie instead (``BrowserSession``: cookie flags and forgery checks).
 struct GatewayHTTPResponder: HTTPResponder {
@@ -79,10 +79,10 @@ struct GatewayHTTPResponder: HTTPResponder {
         let facts = HTTPRequestFacts(
             clientAddress: clientAddresses.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedFor]),
             authority: request.head.authority?.lowercased())
-        return try await HTTPRequestFacts.$current.withValue(facts) { try await respondAsClient(to: request) }
+        return try await HTTPRequestFacts.$current.withValue(facts) { try await respondTraced(to: request) }
     }
 
-    private func respondAsClient(to request: Request) async throws -> Response {
+    private func respondTraced(to request: Request) async throws -> Response {
         let started = ContinuousClock.now
         let tracer = InstrumentationSystem.tracer
         let exchange: Exchange
