@@ -1,7 +1,8 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves a plant through the JSON API with the
-session cookie, then opens Today and My plants. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA
+session cookie, then opens Today and My plants; asks Chromium whether the app is installable, and opens My plants
+again offline, from the service worker. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA
 rules (axe-playwright-python), the Content-Security-Policy violations the page reported, and, with a folder given,
 screenshots at phone and desktop width. Reads Largest Contentful Paint from the Performance API. Prints one JSON
 object.
@@ -11,6 +12,7 @@ Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER]
 import json
 import os
 import sys
+import tempfile
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
@@ -30,18 +32,48 @@ RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 
+def devtools_errors(context, page):
+    """Chromium's reasons the page could not be installed as an app (none: it can)."""
+    session = context.new_cdp_session(page)
+    errors = session.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    session.detach()
+    return [error["errorId"] for error in errors]
+
+
+def check(screen, name, report, axe, folder, themes=("light", "dark")):
+    """axe-core's findings and the CSP violations of the page at `screen`, in each theme; screenshots when asked."""
+    for theme in themes:
+        screen.emulate_media(color_scheme=theme)
+        screen.reload()
+        results = axe.run(screen, options=RULES)
+        report["screens"][f"{name}-{theme}"] = [
+            {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+            for v in results.response["violations"]]
+        report["csp"] += screen.evaluate("window.__cspViolations")
+        if folder:
+            for size_name, size in SIZES.items():
+                screen.set_viewport_size(size)
+                screen.screenshot(path=os.path.join(folder, f"{name}-{theme}-{size_name}.png"), full_page=True)
+            screen.set_viewport_size(SIZES["desktop"])
+    screen.emulate_media(color_scheme="light")
+
+
 def main():
     origin = sys.argv[1]
     folder = sys.argv[2] if len(sys.argv) > 2 else None
     axe = Axe()
     report = {"screens": {}, "csp": [], "lcp": {}}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport=SIZES["desktop"])
+    with tempfile.TemporaryDirectory(prefix="plantguide-chromium-") as profile, sync_playwright() as playwright:
+        # A profile of its own, not an incognito context: Chromium installs apps only outside incognito.
+        context = playwright.chromium.launch_persistent_context(profile, executable_path="/usr/bin/chromium", args=["--no-sandbox"],
+                                                                viewport=SIZES["desktop"])
         context.add_init_script(WATCH_CSP)
-        page = context.new_page()
+        page = context.pages[0] if context.pages else context.new_page()
 
-        # Sign up by keyboard alone: the skip link, the name, the password, Enter.
+        page.goto(origin + "/signin")
+        check(page, "signin", report, axe, folder)
+
+        # Sign up by keyboard alone: the skip link first, then the name, the password, Enter.
         page.goto(origin + "/signup")
         report["lcp"]["signup"] = page.evaluate(LARGEST_PAINT)
         page.keyboard.press("Tab")
@@ -58,29 +90,25 @@ def main():
                 headers: {"Content-Type": "application/json"}, body: JSON.stringify({plant})})).status""", [plant_id, body])
             report.setdefault("saved", []).append(status)
 
-        for name, path in [("signin", "/signin"), ("today", "/today"), ("plants", "/plants")]:
-            if name == "signin":
-                anonymous = browser.new_context(viewport=SIZES["desktop"])
-                anonymous.add_init_script(WATCH_CSP)
-                screen = anonymous.new_page()
-            else:
-                screen = page
-            for theme in ["light", "dark"]:
-                screen.emulate_media(color_scheme=theme)
-                screen.goto(origin + path)
-                if name == "today":
-                    report["lcp"]["today"] = screen.evaluate(LARGEST_PAINT)
-                results = axe.run(screen, options=RULES)
-                report["screens"][f"{name}-{theme}"] = [
-                    {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
-                    for v in results.response["violations"]]
-                report["csp"] += screen.evaluate("window.__cspViolations")
-                if folder:
-                    for size_name, size in SIZES.items():
-                        screen.set_viewport_size(size)
-                        screen.screenshot(path=os.path.join(folder, f"{name}-{theme}-{size_name}.png"), full_page=True)
-                    screen.set_viewport_size(SIZES["desktop"])
-        browser.close()
+        # Installable, and what was seen opens offline: the service worker takes over, keeps Today and My plants as
+        # they are seen next, and serves them when the network is gone.
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        report["installability"] = devtools_errors(context, page)
+        for path in ["/today", "/plants"]:
+            page.goto(origin + path)
+            page.wait_for_function("navigator.serviceWorker.controller !== null")
+        context.set_offline(True)
+        page.goto(origin + "/plants")
+        report["offline"] = {"plants": page.locator("text=Basil").count() > 0,
+                             "banner": page.evaluate("!document.getElementById('offline').hidden")}
+        context.set_offline(False)
+
+        page.goto(origin + "/today")
+        report["lcp"]["today"] = page.evaluate(LARGEST_PAINT)
+        check(page, "today", report, axe, folder)
+        page.goto(origin + "/plants")
+        check(page, "plants", report, axe, folder)
+        context.close()
     print(json.dumps(report))
 
 

@@ -23,7 +23,7 @@ struct WebApp: Sendable {
     private let handlerExecutor: (any TaskExecutor)?
     private let timeout: Duration
 
-    private static let pages: Set<String> = ["/", "/signin", "/signup", "/signout", "/today", "/plants"]
+    private static let pages: Set<String> = ["/", "/signin", "/signup", "/signout", "/today", "/plants", "/manifest.webmanifest", "/sw.js"]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
     init(router: RPCRouter, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
@@ -54,6 +54,9 @@ struct WebApp: Sendable {
     func response(to request: Request) async -> Response {
         let path = request.uri.path
         if path.hasPrefix("/static/") { return asset(path, acceptEncoding: request.headers[.acceptEncoding] ?? "") }
+        // The manifest and the service worker keep their names, so a browser asks for them again each time.
+        if path == "/manifest.webmanifest" { return Self.file(assets.manifest(name: "PlantGuide"), type: "application/manifest+json") }
+        if path == "/sw.js" { return Self.file(assets.serviceWorker, type: "text/javascript; charset=utf-8") }
         let page = PageRequest(request: request, strings: strings.catalog(acceptLanguage: request.headers[.acceptLanguage]))
         if request.method == .post, let refusal = browser.forgeryRefusal(request) {
             return render("error", page, status: .forbidden, ["title": page.strings.format("somethingWrong"), "message": refusal])
@@ -249,6 +252,11 @@ struct WebApp: Sendable {
             .contentType: "text/html; charset=utf-8", .contentSecurityPolicy: contentSecurityPolicy, referrerPolicy: "same-origin",
             .xContentTypeOptions: "nosniff", .cacheControl: "no-store", .vary: "Accept-Language, Cookie",
         ], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    private static func file(_ body: Data, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache", .xContentTypeOptions: "nosniff"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     private static func redirect(_ location: String) -> Response {

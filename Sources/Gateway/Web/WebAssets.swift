@@ -16,11 +16,15 @@ struct WebAssets: Sendable {
     let byPath: [String: Asset]
     /// Plain name ("app.css") → served path, for the pages' links.
     let paths: [String: String]
+    /// `/sw.js`: the service worker, which must keep one name.
+    private(set) var serviceWorker = Data()
 
     private static let files: [(name: String, contentType: String)] = [
         ("app.css", "text/css; charset=utf-8"),
         ("app.js", "text/javascript; charset=utf-8"),
         ("htmx.min.js", "text/javascript; charset=utf-8"),
+        ("icon-192.png", "image/png"),
+        ("icon-512.png", "image/png"),
     ]
 
     /// Reads the files from the gateway's resources.
@@ -36,14 +40,46 @@ struct WebAssets: Sendable {
             let hash = SHA256.hash(data: body).prefix(5).map { String(format: "%02x", $0) }.joined()
             let dot = file.name.lastIndex(of: ".")!
             let path = "/static/\(file.name[..<dot]).\(hash)\(file.name[dot...])"
-            byPath[path] = Asset(contentType: file.contentType, body: body, gzipped: Gzip.compress(body))
+            // PNG is compressed already.
+            byPath[path] = Asset(contentType: file.contentType, body: body, gzipped: file.name.hasSuffix(".png") ? nil : Gzip.compress(body))
             paths[file.name] = path
         }
-        return WebAssets(byPath: byPath, paths: paths)
+        var assets = WebAssets(byPath: byPath, paths: paths)
+        assets.serviceWorker = try serviceWorker(shell: Array(paths.values), version: assets.version)
+        return assets
     }
 
     /// The links the pages' head uses.
     var links: [String: String] {
-        ["css": paths["app.css"] ?? "", "js": paths["app.js"] ?? "", "htmx": paths["htmx.min.js"] ?? ""]
+        ["css": paths["app.css"] ?? "", "js": paths["app.js"] ?? "", "htmx": paths["htmx.min.js"] ?? "", "icon": paths["icon-192.png"] ?? ""]
+    }
+
+    /// Names all the files together: it changes whenever one of them does.
+    var version: String {
+        String(SHA256.hash(data: Data(paths.values.sorted().joined(separator: "\n").utf8)).prefix(6).map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// The web app manifest, which makes the app installable.
+    func manifest(name: String) -> Data {
+        let manifest: [String: Any] = [
+            "name": name, "short_name": name, "start_url": "/today", "scope": "/", "display": "standalone",
+            "background_color": "#fbfaf5", "theme_color": "#22613a",
+            "icons": [192, 512].map { size in
+                ["src": paths["icon-\(size).png"] ?? "", "sizes": "\(size)x\(size)", "type": "image/png", "purpose": "any maskable"]
+            },
+        ]
+        return (try? JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys])) ?? Data()
+    }
+
+    /// The service worker, told the files' current names and their version.
+    /// - Throws: when `sw.js` is missing from the build.
+    static func serviceWorker(shell: [String], version: String) throws -> Data {
+        guard let url = Bundle.module.url(forResource: "sw", withExtension: "js", subdirectory: "WebAssets/static") else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "sw.js"])
+        }
+        let shellJSON = String(decoding: try JSONSerialization.data(withJSONObject: shell.sorted()), as: UTF8.self)
+        let source = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "__VERSION__", with: version)
+            .replacingOccurrences(of: "__SHELL__", with: shellJSON)
+        return Data(source.utf8)
     }
 }

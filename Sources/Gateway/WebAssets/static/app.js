@@ -10,3 +10,10 @@
   window.addEventListener("offline", showConnection);
   document.addEventListener("DOMContentLoaded", showConnection);
 })();
+
+// The service worker keeps the app's files and the last-seen pages for when the connection is gone.
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", function () {
+    navigator.serviceWorker.register("/sw.js").catch(function () { /* the app works without it, online */ });
+  });
+}
