@@ -342,8 +342,9 @@ struct CopyData: AsyncParsableCommand {
         commandName: "copy-data",
         abstract: "Copy the gateway's state of a SQLite data folder into PostgreSQL, and prove the copy.",
         discussion: """
-            Reads <from>/gateway.sqlite and writes every user, token (their hashes), calendar link, share, \
-            identification setting and pending deletion or care lookup into the PostgreSQL that --to names (the \
+            Reads <from>/gateway.sqlite and writes every user, password and token (their hashes; sessions with their \
+            expiry), passkey, calendar link, share, identification setting and pending deletion or care lookup into \
+            the PostgreSQL that --to names (the \
             password from PLANTGUIDE_DATABASE_PASSWORD or PLANTGUIDE_DATABASE_PASSWORD_FILE), in one transaction, \
             replacing rows of the same key, so running it again is harmless. Then compares the two table by table \
             and prints the counts and a SHA-256 of each side; exits 1 when a row is missing or different. Stop the \

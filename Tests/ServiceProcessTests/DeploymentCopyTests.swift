@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPC
 import PlantGuideTestSupport
@@ -41,9 +42,21 @@ struct DeploymentCopyTests {
         return answers
     }
 
-    @Test("plants, photos, schedules, accounts and shares copied with each service's copy-data serve the same answers on PostgreSQL")
+    /// The site passkeys belong to, on both stacks (the tests call over RPC, where no request names one).
+    private static let site = ["PLANTGUIDE_PUBLIC_ORIGIN": "http://localhost:7080"]
+
+    private static func passkeyCredential(_ id: Data, _ fill: (inout Plantguide_Gateway_V1_PasskeyAuthenticatorResponse) -> Void)
+        -> Plantguide_Gateway_V1_PasskeyCredential {
+        .with {
+            $0.id = Base64URL.encode(id)
+            $0.type = "public-key"
+            fill(&$0.response)
+        }
+    }
+
+    @Test("plants, photos, schedules, accounts (passwords, sessions, passkeys) and shares copied with copy-data serve the same answers on PostgreSQL")
     func moveDeployment() async throws {
-        let onSQLite = try await Stack(.sqlite)
+        let onSQLite = try await Stack(.sqlite, gatewayExtra: Self.site)
         let ana = try await onSQLite.token(for: "ana")
         let bob = try await onSQLite.token(for: "bob")
         let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
@@ -61,6 +74,17 @@ struct DeploymentCopyTests {
         }, token: ana)
         let first = try #require(try await onSQLite.call(Gateway.listTasks, .init(), token: ana).tasks.first)
         _ = try await onSQLite.call(Gateway.completeTasks, .with { $0.taskIds = [first.id] }, token: ana)
+        // Cleo signed up herself, with a password and then a passkey.
+        let cleo = try await onSQLite.call(Gateway.createAccount, .with { $0.name = "cleo"; $0.password = "basil needs water" }, token: nil)
+        let authenticator = TestAuthenticator(relyingPartyID: "localhost", origin: "http://localhost:7080")
+        let options = try await onSQLite.call(Gateway.beginPasskeyRegistration, .init(), token: cleo.token)
+        let made = authenticator.register(challenge: try #require(Base64URL.decode(options.challenge)))
+        _ = try await onSQLite.call(Gateway.createPasskey, .with {
+            $0.credential = Self.passkeyCredential(authenticator.credentialID) {
+                $0.clientDataJson = Base64URL.encode(made.clientDataJSON)
+                $0.attestationObject = Base64URL.encode(made.attestationObject)
+            }
+        }, token: cleo.token)
         let before = try await Self.answers(onSQLite, ana: ana, bob: bob)
         await onSQLite.stop()
 
@@ -74,10 +98,26 @@ struct DeploymentCopyTests {
         }
 
         // New data folders: everything the stack answers now comes from PostgreSQL.
-        let onPostgres = try await Stack(.postgres, databases: databases)
+        let onPostgres = try await Stack(.postgres, databases: databases, gatewayExtra: Self.site)
         let after = try await Self.answers(onPostgres, ana: ana, bob: bob)
         #expect(after.count == before.count)
         for (old, new) in zip(before, after) { #expect(old == new) }
+
+        // Cleo's password, session (still one that expires) and passkey came along.
+        let signedIn = try await onPostgres.call(Gateway.createSession, .with { $0.name = "cleo"; $0.password = "basil needs water" }, token: nil)
+        #expect(signedIn.userID == cleo.userID)
+        let sessions = try await onPostgres.call(Gateway.listSessions, .init(), token: cleo.token).sessions
+        #expect(sessions.first { $0.current }?.hasExpiresAt == true, "\(sessions)")
+        let challenge = try #require(Base64URL.decode(try await onPostgres.call(Gateway.beginPasskeySignIn, .init(), token: nil).challenge))
+        let assertion = authenticator.signIn(challenge: challenge, counter: 2)
+        let byPasskey = try await onPostgres.call(Gateway.createPasskeySession, .with {
+            $0.credential = Self.passkeyCredential(authenticator.credentialID) {
+                $0.clientDataJson = Base64URL.encode(assertion.clientDataJSON)
+                $0.authenticatorData = Base64URL.encode(assertion.authenticatorData)
+                $0.signature = Base64URL.encode(assertion.signature)
+            }
+        }, token: nil)
+        #expect(byPasskey.userID == cleo.userID)
         await onPostgres.stop()
     }
 }

@@ -3,9 +3,10 @@ import PlantGuideStorage
 
 /// Moves the gateway's state from a SQLite deployment into PostgreSQL, and proves the copy.
 public enum GatewayCopy {
-    /// Copies every user's account, tokens, calendar link, shares, settings and pending work of `source` into
-    /// `target` in one transaction (replacing rows of the same key, so running it again is harmless), then
-    /// compares the two table by table.
+    /// Copies every user's account, password, tokens (sessions with their expiry), passkeys, calendar link, shares,
+    /// settings and pending work of `source` into `target` in one transaction (replacing rows of the same key, so
+    /// running it again is harmless), then compares the two table by table. Invitations, which belong to no user,
+    /// stay behind: make new ones.
     public static func copy(from source: SQLiteGateway, to target: PostgresGateway) async throws -> [CopyCheck] {
         var everyone: [GatewayOwnerRecords] = []
         for user in try await source.owners() { everyone.append(try await source.everything(of: user)) }
@@ -25,7 +26,7 @@ public enum GatewayCopy {
     }
 
     enum Table: String, CaseIterable {
-        case users, tokens, calendarLinks = "calendar links", shares, settings = "identification settings"
+        case users, passwords, tokens, passkeys, calendarLinks = "calendar links", shares, settings = "identification settings"
         case deletions = "pending deletions", care = "pending care lookups"
 
         /// This table's rows of `records`.
@@ -37,8 +38,25 @@ public enum GatewayCopy {
             }
             switch self {
             case .users: return records.account.map { account in [row("") { $0.add(account.name); $0.add(account.createdAt) }] } ?? []
+            case .passwords: return records.password.map { password in [row("") { $0.add(password.hash); $0.add(password.updatedAt) }] } ?? []
             case .tokens: return records.tokens.map { token in
-                row(token.id) { $0.add(token.hash); $0.add(token.createdAt); $0.add(token.revokedAt) }
+                row(token.id) {
+                    $0.add(token.hash)
+                    $0.add(token.createdAt)
+                    $0.add(token.revokedAt)
+                    $0.add(token.expiresAt)
+                    $0.add(token.idleTimeout)
+                    $0.add(token.lastUsedAt)
+                }
+            }
+            case .passkeys: return records.passkeys.map { passkey in
+                row(passkey.id) {
+                    $0.add(passkey.publicKey)
+                    $0.add(Int(passkey.signCount))
+                    $0.add(passkey.name)
+                    $0.add(passkey.createdAt)
+                    $0.add(passkey.lastUsedAt)
+                }
             }
             case .calendarLinks: return records.calendarLink.map { link in [row("") { $0.add(link.hash); $0.add(link.createdAt) }] } ?? []
             case .shares: return records.shares.map { share in

@@ -15,13 +15,18 @@ extension PostgresGateway: GatewayCopySource {
 
     public func everything(of userID: String) async throws -> GatewayOwnerRecords {
         let lookups = try await careLookups(of: userID, limit: Int(Int32.max))
+        let passkeys = try await passkeys(userID: userID)
         return try await database.read { session in
             var records = GatewayOwnerRecords(userID: userID)
             records.account = try await session.all("SELECT name, created_at FROM app_user WHERE id = \(userID)", as: (String, Double).self).first
                 .map { (name: $0.0, createdAt: $0.1) }
+            records.password = try await session.all("SELECT hash, updated_at FROM password WHERE user_id = \(userID)", as: (String, Double).self)
+                .first.map { (hash: $0.0, updatedAt: $0.1) }
             records.tokens = try await session.all("""
-                SELECT id, hash, created_at, revoked_at FROM token WHERE user_id = \(userID)
-                """, as: (String, Data, Double, Double?).self).map { (id: $0.0, hash: $0.1, createdAt: $0.2, revokedAt: $0.3) }
+                SELECT id, hash, created_at, revoked_at, expires_at, idle_timeout, last_used_at FROM token WHERE user_id = \(userID)
+                """, as: (String, Data, Double, Double?, Double?, Double?, Double?).self).map {
+                CopiedToken(id: $0.0, hash: $0.1, createdAt: $0.2, revokedAt: $0.3, expiresAt: $0.4, idleTimeout: $0.5, lastUsedAt: $0.6)
+            }
             records.calendarLink = try await session.all("SELECT hash, created_at FROM calendar_link WHERE user_id = \(userID)", as: (Data, Double).self)
                 .first.map { (hash: $0.0, createdAt: $0.1) }
             records.shares = try await session.all("""
@@ -33,6 +38,7 @@ extension PostgresGateway: GatewayCopySource {
                 SELECT plant_id, since FROM pending_deletion WHERE user_id = \(userID)
                 """, as: (String, Double).self).map { (plantID: $0.0, since: $0.1) }
             records.pendingCare = lookups
+            records.passkeys = passkeys
             return records
         }
     }
@@ -55,12 +61,29 @@ extension PostgresGateway: GatewayCopySource {
 
     private static func replaceRows(_ session: PostgresSession, _ records: GatewayOwnerRecords) async throws {
         let user = records.userID
+        if let password = records.password {
+            try await session.query("""
+                INSERT INTO password (user_id, hash, updated_at) VALUES (\(user), \(password.hash), \(password.updatedAt))
+                ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at
+                """)
+        }
         for token in records.tokens {
             try await session.query("""
-                INSERT INTO token (id, user_id, hash, created_at, revoked_at) VALUES (\(token.id), \(user), \(token.hash), \(token.createdAt),
-                                                                                       \(token.revokedAt))
+                INSERT INTO token (id, user_id, hash, created_at, revoked_at, expires_at, idle_timeout, last_used_at)
+                VALUES (\(token.id), \(user), \(token.hash), \(token.createdAt), \(token.revokedAt), \(token.expiresAt), \(token.idleTimeout),
+                        \(token.lastUsedAt))
                 ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, hash = excluded.hash, created_at = excluded.created_at,
-                    revoked_at = excluded.revoked_at
+                    revoked_at = excluded.revoked_at, expires_at = excluded.expires_at, idle_timeout = excluded.idle_timeout,
+                    last_used_at = excluded.last_used_at
+                """)
+        }
+        for passkey in records.passkeys {
+            try await session.query("""
+                INSERT INTO passkey (id, user_id, public_key, sign_count, name, created_at, last_used_at)
+                VALUES (\(passkey.id), \(user), \(passkey.publicKey), \(Int64(passkey.signCount)), \(passkey.name), \(passkey.createdAt),
+                        \(passkey.lastUsedAt))
+                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, public_key = excluded.public_key, sign_count = excluded.sign_count,
+                    name = excluded.name, created_at = excluded.created_at, last_used_at = excluded.last_used_at
                 """)
         }
         if let link = records.calendarLink {

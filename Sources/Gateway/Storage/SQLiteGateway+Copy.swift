@@ -17,8 +17,14 @@ extension SQLiteGateway: GatewayCopySource {
             var records = GatewayOwnerRecords(userID: userID)
             records.account = try Row.fetchOne(db, sql: "SELECT name, createdAt FROM user WHERE id = ?", arguments: [userID])
                 .map { ($0["name"], $0["createdAt"]) }
-            records.tokens = try Row.fetchAll(db, sql: "SELECT id, hash, createdAt, revokedAt FROM token WHERE userID = ?", arguments: [userID])
-                .map { ($0["id"], $0["hash"], $0["createdAt"], $0["revokedAt"]) }
+            records.password = try Row.fetchOne(db, sql: "SELECT hash, updatedAt FROM password WHERE userID = ?", arguments: [userID])
+                .map { ($0["hash"], $0["updatedAt"]) }
+            records.tokens = try Row.fetchAll(db, sql: """
+                SELECT id, hash, createdAt, revokedAt, expiresAt, idleTimeout, lastUsedAt FROM token WHERE userID = ?
+                """, arguments: [userID]).map {
+                CopiedToken(id: $0["id"], hash: $0["hash"], createdAt: $0["createdAt"], revokedAt: $0["revokedAt"], expiresAt: $0["expiresAt"],
+                            idleTimeout: $0["idleTimeout"], lastUsedAt: $0["lastUsedAt"])
+            }
             records.calendarLink = try Row.fetchOne(db, sql: "SELECT hash, createdAt FROM calendarLink WHERE userID = ?", arguments: [userID])
                 .map { ($0["hash"], $0["createdAt"]) }
             records.shares = try Row.fetchAll(db, sql: "SELECT memberID, readWrite, createdAt FROM share WHERE ownerID = ?", arguments: [userID])
@@ -30,6 +36,7 @@ extension SQLiteGateway: GatewayCopySource {
             return records
         }
         found.pendingCare = try await careLookups(of: userID, limit: Int(Int32.max))
+        found.passkeys = try await passkeys(userID: userID)
         return found
     }
 }
