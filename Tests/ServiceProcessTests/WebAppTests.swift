@@ -17,13 +17,13 @@ struct WebAppTests {
     }
 
     private func fetch(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, form: [String: String]? = nil,
-                       headers: [String: String] = [:]) async throws -> Page {
+                       formPairs: [(String, String)]? = nil, headers: [String: String] = [:]) async throws -> Page {
         var all = headers
         var body: Data?
-        if let form {
+        if let pairs = formPairs ?? form?.sorted(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) {
             all["Content-Type"] = "application/x-www-form-urlencoded"
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-            body = Data(form.sorted { $0.key < $1.key }.map { key, value in
+            body = Data(pairs.map { key, value in
                 "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
             }.joined(separator: "&").utf8)
         }
@@ -32,7 +32,7 @@ struct WebAppTests {
         return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
-    @Test("sign up by form, see Today and My plants with escaped names, complete a task by htmx; strict headers, hashed gzipped files, Spanish")
+    @Test("sign up by form, Today and My plants with escaped names, Done by htmx, Settings; strict headers, hashed gzipped files, Spanish")
     func pages() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -90,6 +90,22 @@ struct WebAppTests {
         let after = try await fetch(stack, "GET", "/today", headers: cookie)
         #expect(!after.text.contains("id=\"task-\(taskID)\""), "the completed task left Today")
 
+        // Settings: the notify time and a switch per care type; a bad time zone is named beside its field.
+        let settingsPage = try await fetch(stack, "GET", "/settings", headers: cookie)
+        #expect(settingsPage.text.contains("id=\"type-watering\" name=\"type\" value=\"watering\" checked")
+                && !settingsPage.text.contains("value=\"repotting\" checked"), "the defaults: \(settingsPage.text)")
+        let changed = try await fetch(stack, "POST", "/settings", formPairs: [("notify_time", "07:30"), ("time_zone", "Europe/Madrid"),
+                                                                              ("type", "watering"), ("type", "repotting")],
+                                      headers: cookie.merging(own) { $1 })
+        #expect(changed.status == 303 && changed.headers["location"] == "/settings?saved=1")
+        let reread = try await fetch(stack, "GET", "/settings?saved=1", headers: cookie)
+        #expect(reread.text.contains("value=\"07:30\"") && reread.text.contains("value=\"Europe/Madrid\"")
+                && reread.text.contains("value=\"repotting\" checked") && !reread.text.contains("value=\"fertilizing\" checked"),
+                "\(reread.text)")
+        let badZone = try await fetch(stack, "POST", "/settings", formPairs: [("notify_time", "07:30"), ("time_zone", "Mars/Olympus")],
+                                      headers: cookie.merging(own) { $1 })
+        #expect(badZone.status == 400 && badZone.text.contains("id=\"time_zone-error\""), "\(badZone.text)")
+
         let spanish = try await fetch(stack, "GET", "/today", headers: cookie.merging(["Accept-Language": "es-ES,es;q=0.9,en;q=0.5"]) { $1 })
         #expect(spanish.text.contains("<html lang=\"es\">") && spanish.text.contains(">Hoy<"))
 
@@ -116,7 +132,7 @@ struct WebAppTests {
         let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
-        #expect(screens.count == 6, "\(report)")
+        #expect(screens.count == 8, "\(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }

@@ -23,7 +23,8 @@ struct WebApp: Sendable {
     private let handlerExecutor: (any TaskExecutor)?
     private let timeout: Duration
 
-    private static let pages: Set<String> = ["/", "/signin", "/signup", "/signout", "/today", "/plants", "/manifest.webmanifest", "/sw.js"]
+    private static let pages: Set<String> = ["/", "/signin", "/signup", "/signout", "/today", "/plants", "/settings", "/manifest.webmanifest",
+                                                   "/sw.js"]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
     init(router: RPCRouter, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
@@ -31,7 +32,7 @@ struct WebApp: Sendable {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-done", "plants", "error"] {
+        for name in ["head", "foot", "signin", "today", "task-done", "plants", "settings", "error"] {
             guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
             }
@@ -70,6 +71,8 @@ struct WebApp: Sendable {
         case (.post, "/signout"): return await signOut(page)
         case (.get, "/today"): return await today(page)
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
+        case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
+        case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
         case (.post, _) where Self.completedTaskID(path) != nil:
             return await complete(page, taskID: Self.completedTaskID(path)!, byScript: request.headers[Self.htmxRequest] == "true")
         default:
@@ -174,6 +177,62 @@ struct WebApp: Sendable {
                                        "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
     }
 
+    /// The care types a person can be reminded of, in the order the settings list them, with their catalog keys.
+    private static let careTypes: [(type: Plantguide_Scheduling_V1_TaskType, key: String)] = [
+        (.watering, "watering"), (.fertilizing, "fertilizing"), (.pruning, "pruning"), (.repotting, "repotting"),
+        (.pestControl, "pestControl"), (.rotation, "rotation"), (.harvest, "harvest"),
+    ]
+    /// Scheduling's defaults for a type the person never set (see Preferences.task_types).
+    private static let onByDefault: Set<Plantguide_Scheduling_V1_TaskType> = [.watering, .fertilizing, .harvest]
+
+    private func settings(_ page: PageRequest, saved: Bool, status: HTTPResponse.Status = .ok, error: RPCError? = nil,
+                          shown: Plantguide_Scheduling_V1_Preferences? = nil) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        var preferences = shown
+        if preferences == nil {
+            let read = await call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
+            guard case .success(let answer) = read else { return failurePage(page, read) }
+            preferences = answer.settings
+        }
+        let current = preferences ?? .init()
+        let chosen = Dictionary(current.taskTypes.map { ($0.type, $0.enabled) }) { _, last in last }
+        let types: [[String: Any]] = Self.careTypes.map { care in
+            ["key": care.key, "label": page.strings.format("type.\(care.key)"), "on": chosen[care.type] ?? Self.onByDefault.contains(care.type)]
+        }
+        var values: [String: Any] = [
+            "title": page.strings.format("settings"), "onSettings": true, "saved": saved, "types": types,
+            "notifyTime": current.notifyTime.isEmpty ? "08:00" : current.notifyTime, "timeZone": current.timeZone.isEmpty ? "UTC" : current.timeZone,
+        ]
+        // Violations name fields by their path ("settings.time_zone"): the last part is the form's field.
+        let violations = error?.details.fieldViolations.map { ($0.field.split(separator: ".").last.map(String.init) ?? $0.field, $0.description) }
+        let fields = Dictionary(violations ?? []) { first, _ in first }
+        if let message = fields["notify_time"] { values["notifyTimeError"] = message }
+        if let message = fields["time_zone"] { values["timeZoneError"] = message }
+        if let error, fields["notify_time"] == nil, fields["time_zone"] == nil { values["error"] = error.message }
+        return render("settings", page, status: status, values)
+    }
+
+    private func saveSettings(_ page: PageRequest, form: [(String, String)]) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let checked = Set(form.filter { $0.0 == "type" }.map(\.1))
+        let first = Dictionary(form) { first, _ in first }
+        let preferences = Plantguide_Scheduling_V1_Preferences.with { preferences in
+            preferences.notifyTime = first["notify_time"] ?? ""
+            preferences.timeZone = (first["time_zone"] ?? "").trimmingCharacters(in: .whitespaces)
+            preferences.taskTypes = Self.careTypes.map { care in .with { $0.type = care.type; $0.enabled = checked.contains(care.key) } }
+        }
+        let saved = await call(Plantguide_Gateway_V1_GatewayService.putSettings, .with {
+            $0.settings = preferences
+            $0.updateMask.paths = ["notify_time", "time_zone", "task_types"]
+        }, token: page.token)
+        switch saved {
+        case .success: return Self.redirect("/settings?saved=1")
+        case .failure(let error) where error.code == .invalidArgument:
+            return await settings(page, saved: false, status: .badRequest, error: error, shown: preferences)
+        case .failure: return failurePage(page, saved)
+        }
+    }
+
     private func complete(_ page: PageRequest, taskID: String, byScript: Bool) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
         let completed = await call(Plantguide_Gateway_V1_GatewayService.completeTasks, .with { $0.taskIds = [taskID] }, token: page.token)
@@ -274,17 +333,21 @@ struct WebApp: Sendable {
         return String(parts[2]).removingPercentEncoding
     }
 
-    /// A form's fields (`application/x-www-form-urlencoded`, at most 64 KiB).
+    /// A form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), the first value of each name.
     private static func form(_ request: Request) async -> [String: String] {
-        guard let buffer = try? await request.body.collect(upTo: 64 << 10) else { return [:] }
-        var fields: [String: String] = [:]
-        for pair in String(buffer: buffer).split(separator: "&") {
+        Dictionary(await formFields(request)) { first, _ in first }
+    }
+
+    /// A form's fields in order, repeated names (checkboxes) included.
+    private static func formFields(_ request: Request) async -> [(String, String)] {
+        guard let buffer = try? await request.body.collect(upTo: 64 << 10) else { return [] }
+        return String(buffer: buffer).split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
             }
-            if let key = parts.first, fields[key] == nil { fields[key] = parts.count > 1 ? parts[1] : "" }
+            guard let key = parts.first else { return nil }
+            return (key, parts.count > 1 ? parts[1] : "")
         }
-        return fields
     }
 
     private static func verb(_ type: Plantguide_Scheduling_V1_TaskType, _ strings: [String: String]) -> String {
