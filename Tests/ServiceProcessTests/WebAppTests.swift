@@ -32,7 +32,7 @@ struct WebAppTests {
         return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
-    @Test("sign up by form, Today and My plants with escaped names, Done by htmx, Settings; strict headers, hashed gzipped files, Spanish")
+    @Test("sign up by form; Today, My plants and a plant with escaped names; Done by htmx; Settings; deletion asks first; strict headers, files, Spanish")
     func pages() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -109,6 +109,18 @@ struct WebAppTests {
         let spanish = try await fetch(stack, "GET", "/today", headers: cookie.merging(["Accept-Language": "es-ES,es;q=0.9,en;q=0.5"]) { $1 })
         #expect(spanish.text.contains("<html lang=\"es\">") && spanish.text.contains(">Hoy<"))
 
+        // A plant's page: care with its source, next tasks; deleting it asks first, then goes for good.
+        let detail = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
+        #expect(detail.status == 200 && detail.text.contains("&lt;script&gt;") && detail.text.contains("id=\"care-heading\"")
+                && detail.text.contains("class=\"source\""), "\(detail.text)")
+        let confirm = try await fetch(stack, "GET", "/plants/p1/delete", headers: cookie)
+        #expect(confirm.text.contains("cannot be undone") && confirm.text.contains("action=\"/plants/p1/delete\""))
+        #expect(try await fetch(stack, "POST", "/plants/p1/delete", form: [:], headers: cookie.merging(["Origin": "https://evil.example"]) { $1 })
+            .status == 403)
+        let deleted = try await fetch(stack, "POST", "/plants/p1/delete", form: [:], headers: cookie.merging(own) { $1 })
+        #expect(deleted.status == 303 && deleted.headers["location"] == "/plants")
+        #expect(try await fetch(stack, "GET", "/plants/p1", headers: cookie).status == 404)
+
         let signedOut = try await fetch(stack, "POST", "/signout", form: [:], headers: cookie.merging(own) { $1 })
         #expect(signedOut.status == 303 && signedOut.headers["set-cookie"]?.contains("Max-Age=0") == true)
         var refused = false
@@ -132,7 +144,7 @@ struct WebAppTests {
         let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
-        #expect(screens.count == 8, "\(report)")
+        #expect(screens.count == 10, "\(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }

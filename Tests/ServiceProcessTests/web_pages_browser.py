@@ -1,7 +1,7 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves a plant through the JSON API with the
-session cookie, then opens Today, My plants and Settings; asks Chromium whether the app is installable, and opens My plants
+session cookie, then opens Today, My plants, a plant and Settings; asks Chromium whether the app is installable, and opens My plants
 again offline, from the service worker. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA
 rules (axe-playwright-python), the Content-Security-Policy violations the page reported, and, with a folder given,
 screenshots at phone and desktop width. Reads Largest Contentful Paint from the Performance API. Prints one JSON
@@ -108,6 +108,8 @@ def main():
         check(page, "today", report, axe, folder)
         page.goto(origin + "/plants")
         check(page, "plants", report, axe, folder)
+        page.goto(origin + "/plants/p2")
+        check(page, "plant", report, axe, folder)
         page.goto(origin + "/settings")
         check(page, "settings", report, axe, folder)
         context.close()

@@ -158,8 +158,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         default: break
         }
         if let web, web.serves(path) {
-            exchange.named(method: request.method.rawValue, route: path.hasPrefix("/static/") ? "/static/{file}"
-                           : path.hasPrefix("/tasks/") ? "/tasks/{id}/complete" : path)
+            exchange.named(method: request.method.rawValue, route: WebApp.route(of: path))
             return await web.response(to: request)
         }
         // A browser's session cookie stands for the bearer token it holds, when the request sends none.

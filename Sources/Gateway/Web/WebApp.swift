@@ -32,7 +32,7 @@ struct WebApp: Sendable {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-done", "plants", "settings", "error"] {
+        for name in ["head", "foot", "signin", "today", "task-done", "plants", "plant", "delete", "settings", "error"] {
             guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
             }
@@ -48,7 +48,15 @@ struct WebApp: Sendable {
 
     /// Whether `path` is one of the app's pages or files (the JSON API and the rest of the front keep the others).
     func serves(_ path: String) -> Bool {
-        Self.pages.contains(path) || path.hasPrefix("/static/") || Self.completedTaskID(path) != nil
+        Self.pages.contains(path) || path.hasPrefix("/static/") || Self.completedTaskID(path) != nil || Self.plantPage(path) != nil
+    }
+
+    /// The route `path` belongs to, for spans and logs: never an id.
+    static func route(of path: String) -> String {
+        if path.hasPrefix("/static/") { return "/static/{file}" }
+        if completedTaskID(path) != nil { return "/tasks/{id}/complete" }
+        if let plant = plantPage(path) { return plant.deleting ? "/plants/{id}/delete" : "/plants/{id}" }
+        return path
     }
 
     /// The page or file for `request`; ``serves(_:)`` said the path is the app's.
@@ -73,6 +81,9 @@ struct WebApp: Sendable {
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
         case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
         case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
+        case (.get, _) where Self.plantPage(path)?.deleting == false: return await plant(page, id: Self.plantPage(path)!.id)
+        case (.get, _) where Self.plantPage(path)?.deleting == true: return await confirmDeletion(page, id: Self.plantPage(path)!.id)
+        case (.post, _) where Self.plantPage(path)?.deleting == true: return await delete(page, id: Self.plantPage(path)!.id)
         case (.post, _) where Self.completedTaskID(path) != nil:
             return await complete(page, taskID: Self.completedTaskID(path)!, byScript: request.headers[Self.htmxRequest] == "true")
         default:
@@ -170,11 +181,75 @@ struct WebApp: Sendable {
         }, token: page.token)
         guard case .success(let answer) = listed else { return failurePage(page, listed) }
         let plants: [[String: Any]] = answer.page.plants.map { plant in
-            ["name": plant.customName.isEmpty ? (plant.commonNames.first ?? plant.scientificName) : plant.customName,
-             "scientificName": plant.scientificName, "favorite": plant.favorite]
+            ["id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName, "favorite": plant.favorite]
         }
         return render("plants", page, ["title": page.strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty,
                                        "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
+    }
+
+    private func plant(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
+        guard case .success(let details) = read else { return failurePage(page, read) }
+        let strings = page.strings
+        let plant = details.plant
+        var values: [String: Any] = [
+            "title": Self.displayName(plant), "id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
+            "favorite": plant.favorite, "notes": plant.notes, "hasCare": details.hasCareInfo,
+            "tasks": details.upcomingTasks.prefix(5).map { ["what": Self.verb($0.type, strings), "due": $0.dueDate] },
+            "hasTasks": !details.upcomingTasks.isEmpty,
+        ]
+        if details.hasCareInfo {
+            let care = details.careInfo
+            var facts: [[String: String]] = []
+            if care.watering.intervalDays > 0 {
+                facts.append(["label": strings.format("fact.watering"), "value": strings.format("everyDays", ["days": "\(care.watering.intervalDays)"])])
+            }
+            let light: String? = switch care.light.level {
+            case .fullShade: "light.fullShade"
+            case .partialShade: "light.partialShade"
+            case .partialSun: "light.partialSun"
+            case .fullSun: "light.fullSun"
+            default: nil
+            }
+            if let light { facts.append(["label": strings.format("fact.light"), "value": strings.format(light)]) }
+            if care.hasTemperature {
+                facts.append(["label": strings.format("fact.temperature"), "value": strings.format("temperatureRange", [
+                    "min": String(format: "%.0f", care.temperature.minCelsius), "max": String(format: "%.0f", care.temperature.maxCelsius),
+                ])])
+            }
+            if !care.soil.isEmpty { facts.append(["label": strings.format("fact.soil"), "value": care.soil]) }
+            values["facts"] = facts
+            let source = switch care.source {
+            case .trefle: "source.trefle"
+            case .cache: "source.cache"
+            case .staleCache: "source.staleCache"
+            case .catalog: "source.catalog"
+            default: "source.default"
+            }
+            values["source"] = strings.format(source)
+        }
+        return render("plant", page, values.merging(["onPlants": true]) { $1 })
+    }
+
+    private func confirmDeletion(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
+        guard case .success(let details) = read else { return failurePage(page, read) }
+        return render("delete", page, ["title": page.strings.format("deletePlant"), "id": id, "onPlants": true,
+                                       "question": page.strings.format("deleteQuestion", ["name": Self.displayName(details.plant)])])
+    }
+
+    private func delete(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let deleted = await call(Plantguide_Gateway_V1_GatewayService.deletePlant, .with { $0.plantID = id }, token: page.token)
+        guard case .success = deleted else { return failurePage(page, deleted) }
+        return Self.redirect("/plants")
+    }
+
+    /// What a person calls the plant: their own name for it, else its common name, else its scientific name.
+    private static func displayName(_ plant: Plantguide_Collection_V1_Plant) -> String {
+        plant.customName.isEmpty ? (plant.commonNames.first ?? plant.scientificName) : plant.customName
     }
 
     /// The care types a person can be reminded of, in the order the settings list them, with their catalog keys.
@@ -324,6 +399,14 @@ struct WebApp: Sendable {
 
     private static func status(of error: RPCError) -> HTTPResponse.Status {
         HTTPResponse.Status(code: HTTPStatusMapping.status(for: error.code))
+    }
+
+    /// `/plants/{id}` (`deleting` false) or `/plants/{id}/delete` (true).
+    private static func plantPage(_ path: String) -> (id: String, deleting: Bool)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "delete"), parts[1] == "plants", !parts[2].isEmpty,
+              let id = String(parts[2]).removingPercentEncoding else { return nil }
+        return (id, parts.count == 4)
     }
 
     /// The task id of `/tasks/{id}/complete`.
