@@ -165,7 +165,8 @@ struct WebApp: Sendable {
         let tasks: [[String: Any]] = due.map { task, isLate in
             [
                 "id": task.id, "what": Self.verb(task.type, strings), "plant": names[task.plantID] ?? task.plantID,
-                "when": isLate ? strings.format("overdueSince", ["date": task.dueDate]) : strings.format("dueToday"), "overdue": isLate,
+                "when": isLate ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
+                "overdue": isLate,
             ]
         }
         let badge = strings.format("overdueAndToday", ["overdue": "\(current.badge.overdue)", "today": "\(current.badge.today)"])
@@ -195,10 +196,11 @@ struct WebApp: Sendable {
         let plant = details.plant
         var values: [String: Any] = [
             "title": Self.displayName(plant), "id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
-            "favorite": plant.favorite, "notes": plant.notes, "hasCare": details.hasCareInfo,
-            "tasks": details.upcomingTasks.prefix(5).map { ["what": Self.verb($0.type, strings), "due": $0.dueDate] },
+            "favorite": plant.favorite, "hasCare": details.hasCareInfo,
+            "tasks": details.upcomingTasks.prefix(5).map { ["what": Self.verb($0.type, strings), "due": Self.day($0.dueDate, strings)] },
             "hasTasks": !details.upcomingTasks.isEmpty,
         ]
+        if !plant.notes.isEmpty { values["notes"] = plant.notes }
         if details.hasCareInfo {
             let care = details.careInfo
             var facts: [[String: String]] = []
@@ -245,6 +247,18 @@ struct WebApp: Sendable {
         let deleted = await call(Plantguide_Gateway_V1_GatewayService.deletePlant, .with { $0.plantID = id }, token: page.token)
         guard case .success = deleted else { return failurePage(page, deleted) }
         return Self.redirect("/plants")
+    }
+
+    /// A due date ("2026-11-27") as the reader's language writes a day ("Fri, 27 Nov", "vie, 27 nov").
+    private static func day(_ isoDate: String, _ strings: [String: String]) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = isoDate.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return isoDate }
+        var style = Date.FormatStyle(date: .abbreviated, time: .omitted, locale: Locale(identifier: strings["language"] ?? "en"),
+                                     calendar: calendar, timeZone: calendar.timeZone)
+        style = style.weekday(.abbreviated)
+        return date.formatted(style)
     }
 
     /// What a person calls the plant: their own name for it, else its common name, else its scientific name.
