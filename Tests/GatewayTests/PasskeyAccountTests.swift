@@ -12,27 +12,6 @@ import Testing
 struct PasskeyAccountTests {
     private static let origin = "http://localhost:7080"
 
-    private static func records(_ backend: TestBackend) async throws -> any GatewayRecords {
-        switch backend {
-        case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeys-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return try SQLiteGateway.open(folder: folder)
-        case .postgres:
-            return PostgresGateway(try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations))
-        }
-    }
-
-    private static func credential(id: Data, _ fill: (inout Plantguide_Gateway_V1_PasskeyAuthenticatorResponse) -> Void)
-        -> Plantguide_Gateway_V1_PasskeyCredential {
-        .with {
-            $0.id = Base64URL.encode(id)
-            $0.rawID = $0.id
-            $0.type = "public-key"
-            fill(&$0.response)
-        }
-    }
-
     private static func message(of body: () async throws -> Void) async -> String? {
         do {
             try await body()
@@ -47,7 +26,7 @@ struct PasskeyAccountTests {
     @Test("registered while signed in, the passkey alone signs in on another replica; replays, copies, another's registration and deleted passkeys are refused",
           arguments: TestBackend.allCases)
     func ceremonies(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let store = AccountStore(records: records)
         let (first, second) = (PasskeyAccounts(accounts: store, records: records, publicOrigin: Self.origin),
                                PasskeyAccounts(accounts: store, records: records, publicOrigin: Self.origin))
@@ -59,12 +38,8 @@ struct PasskeyAccountTests {
         let options = try await first.beginRegistration(caller: caller)
         #expect(options.rp.id == "localhost" && options.attestation == "none" && options.authenticatorSelection.userVerification == "required")
         #expect(options.pubKeyCredParams.map(\.alg) == [-7, -8] && Base64URL.decode(options.user.id) == Data(ana.userID.utf8))
-        let made = authenticator.register(challenge: try #require(Base64URL.decode(options.challenge)))
         let registration = Plantguide_Gateway_V1_CreatePasskeyRequest.with {
-            $0.credential = Self.credential(id: authenticator.credentialID) {
-                $0.clientDataJson = Base64URL.encode(made.clientDataJSON)
-                $0.attestationObject = Base64URL.encode(made.attestationObject)
-            }
+            $0.credential = authenticator.registrationCredential(challenge: Base64URL.decode(options.challenge) ?? Data())
             $0.name = "Phone"
         }
         let passkey = try await second.register(registration, caller: caller)
@@ -77,13 +52,7 @@ struct PasskeyAccountTests {
         let signInOptions = try await first.beginSignIn()
         #expect(signInOptions.rpID == "localhost" && signInOptions.allowCredentials.isEmpty && signInOptions.userVerification == "required")
         let challenge = try #require(Base64URL.decode(signInOptions.challenge))
-        let assertion = authenticator.signIn(challenge: challenge, counter: 2)
-        let answer = Self.credential(id: authenticator.credentialID) {
-            $0.clientDataJson = Base64URL.encode(assertion.clientDataJSON)
-            $0.authenticatorData = Base64URL.encode(assertion.authenticatorData)
-            $0.signature = Base64URL.encode(assertion.signature)
-            $0.userHandle = Base64URL.encode(Data(ana.userID.utf8))
-        }
+        let answer = authenticator.signInCredential(challenge: challenge, counter: 2, userHandle: ana.userID)
         let session = try await second.signIn(answer)
         #expect(session.userID == ana.userID)
         #expect(try await store.owner(ofTokenHash: AccountStore.sha256(session.secret))?.userID == ana.userID, "the token works")
@@ -93,12 +62,7 @@ struct PasskeyAccountTests {
 
         // The same counter again (a copied authenticator) is refused, on a fresh challenge.
         let again = try #require(Base64URL.decode(try await first.beginSignIn().challenge))
-        let copied = authenticator.signIn(challenge: again, counter: 2)
-        let copiedAnswer = Self.credential(id: authenticator.credentialID) {
-            $0.clientDataJson = Base64URL.encode(copied.clientDataJSON)
-            $0.authenticatorData = Base64URL.encode(copied.authenticatorData)
-            $0.signature = Base64URL.encode(copied.signature)
-        }
+        let copiedAnswer = authenticator.signInCredential(challenge: again, counter: 2)
         #expect(await Self.message { _ = try await second.signIn(copiedAnswer) }?.contains("may have been cloned") == true)
 
         // A registration begun for Ana cannot be finished by Bob.
@@ -106,30 +70,21 @@ struct PasskeyAccountTests {
         let bobCaller = Caller(id: bob.userID, deadline: .now + .seconds(10), traceID: nil, tokenID: bob.tokenID)
         let anaOptions = try await first.beginRegistration(caller: caller)
         let other = TestAuthenticator(relyingPartyID: "localhost", origin: Self.origin)
-        let otherMade = other.register(challenge: try #require(Base64URL.decode(anaOptions.challenge)))
         let hijack = Plantguide_Gateway_V1_CreatePasskeyRequest.with {
-            $0.credential = Self.credential(id: other.credentialID) {
-                $0.clientDataJson = Base64URL.encode(otherMade.clientDataJSON)
-                $0.attestationObject = Base64URL.encode(otherMade.attestationObject)
-            }
+            $0.credential = other.registrationCredential(challenge: Base64URL.decode(anaOptions.challenge) ?? Data())
         }
         #expect(await Self.message { _ = try await second.register(hijack, caller: bobCaller) }?.contains("another account") == true)
 
         #expect(try await second.delete(passkey.id, of: bobCaller) == false, "not Bob's to delete")
         #expect(try await second.delete(passkey.id, of: caller))
         let late = try #require(Base64URL.decode(try await first.beginSignIn().challenge))
-        let afterDeletion = authenticator.signIn(challenge: late, counter: 3)
-        let deletedAnswer = Self.credential(id: authenticator.credentialID) {
-            $0.clientDataJson = Base64URL.encode(afterDeletion.clientDataJSON)
-            $0.authenticatorData = Base64URL.encode(afterDeletion.authenticatorData)
-            $0.signature = Base64URL.encode(afterDeletion.signature)
-        }
+        let deletedAnswer = authenticator.signInCredential(challenge: late, counter: 3)
         #expect(await Self.message { _ = try await first.signIn(deletedAnswer) }?.contains("not registered here") == true)
     }
 
     @Test("the site is the public origin, else the request's host; an IP address or no site at all is refused, saying what to do")
     func site() async throws {
-        let records = try await Self.records(.sqlite)
+        let records = try await GatewayTestRecords.open(.sqlite)
         let noOrigin = PasskeyAccounts(accounts: AccountStore(records: records), records: records, publicOrigin: nil)
         #expect(throws: RPCError.self) { try noOrigin.relyingParty() }
         let party = try HTTPRequestFacts.$current.withValue(HTTPRequestFacts(authority: "localhost:7080")) { try noOrigin.relyingParty() }

@@ -17,18 +17,6 @@ struct PasswordAccountTests {
         func advance(_ by: Double) { seconds.withLock { $0 += by } }
     }
 
-    /// Records on `backend`: a new SQLite file, or a schema of its own in the tests' PostgreSQL.
-    private static func records(_ backend: TestBackend) async throws -> any GatewayRecords {
-        switch backend {
-        case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passwords-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return try SQLiteGateway.open(folder: folder)
-        case .postgres:
-            return PostgresGateway(try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresGateway.migrations))
-        }
-    }
-
     private static func accounts(_ records: any GatewayRecords, clock: TestClock = TestClock(), policy: SignUpPolicy = .open,
                                  hasher: PasswordHasher = PasswordHasher()) -> PasswordAccounts {
         var accounts = PasswordAccounts(accounts: AccountStore(records: records, now: { clock.now }), records: records,
@@ -50,7 +38,7 @@ struct PasswordAccountTests {
 
     @Test("sign up, then sign in on another device: each gets a token the gateway knows as the same user", arguments: TestBackend.allCases)
     func signUpAndIn(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let passwords = Self.accounts(records)
         let store = AccountStore(records: records)
 
@@ -70,7 +58,7 @@ struct PasswordAccountTests {
 
     @Test("passwords too short, too long, equal to the name or common are refused, saying why")
     func policy() async throws {
-        let passwords = Self.accounts(try await Self.records(.sqlite))
+        let passwords = Self.accounts(try await GatewayTestRecords.open(.sqlite))
         let refused: [(String, String, String)] = [
             ("short", "ana", "at least 10"), (String(repeating: "x", count: 129), "ana", "at most 128"),
             ("ana.garcia", "ana.garcia", "name"), ("password123", "ana", "most common"), ("Qwertyuiop", "ana", "most common"),
@@ -89,7 +77,7 @@ struct PasswordAccountTests {
 
     @Test("with sign-up closed no one opens an account; users added by an operator have no password to sign in with")
     func closed() async throws {
-        let records = try await Self.records(.sqlite)
+        let records = try await GatewayTestRecords.open(.sqlite)
         let passwords = Self.accounts(records, policy: .closed)
         #expect(await Self.code { _ = try await passwords.signUp(name: "ana", password: "basil needs water") } == .permissionDenied)
         _ = try await AccountStore(records: records).addUser(name: "bob")
@@ -100,7 +88,7 @@ struct PasswordAccountTests {
     @Test("an unknown name and a wrong password get the same answer after the same Argon2id work", arguments: TestBackend.allCases)
     func noEnumeration(backend: TestBackend) async throws {
         let hasher = PasswordHasher()
-        let passwords = Self.accounts(try await Self.records(backend), hasher: hasher)
+        let passwords = Self.accounts(try await GatewayTestRecords.open(backend), hasher: hasher)
         _ = try await passwords.signUp(name: "ana", password: "basil needs water")
 
         var answers: [String] = []
@@ -120,7 +108,7 @@ struct PasswordAccountTests {
     @Test("four failed sign-ins are free, then the name backs off, doubling, on every replica; the right password later clears it",
           arguments: TestBackend.allCases)
     func backoff(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let clock = TestClock()
         // Two replicas: on PostgreSQL they share the records, as two gateway processes do.
         let first = Self.accounts(records, clock: clock)
@@ -159,7 +147,7 @@ struct PasswordAccountTests {
     @Test("one client address guessing across many names backs off after 20 failures, on every replica; other addresses do not",
           arguments: TestBackend.allCases)
     func addressBackoff(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let clock = TestClock()
         let (first, second) = (Self.accounts(records, clock: clock), Self.accounts(records, clock: clock))
         _ = try await first.signUp(name: "ana", password: "basil needs water")
@@ -183,7 +171,7 @@ struct PasswordAccountTests {
     @Test("sessions: listed with the current one marked, one signed out, all others signed out; a new password ends the others",
           arguments: TestBackend.allCases)
     func sessions(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let clock = TestClock()
         let passwords = Self.accounts(records, clock: clock)
         let store = AccountStore(records: records)
@@ -231,7 +219,7 @@ struct PasswordAccountTests {
     @Test("a signed-in session ends two weeks after its last use and three months after sign-in, on every replica; an operator's token never does",
           arguments: TestBackend.allCases)
     func expiry(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let clock = TestClock()
         let passwords = Self.accounts(records, clock: clock)
         let store = AccountStore(records: records, now: { clock.now })
@@ -268,7 +256,7 @@ struct PasswordAccountTests {
     @Test("sign-up by invitation: a code opens one account until it expires, on every replica; no code, a wrong, used, withdrawn or expired one is refused",
           arguments: TestBackend.allCases)
     func invitations(backend: TestBackend) async throws {
-        let records = try await Self.records(backend)
+        let records = try await GatewayTestRecords.open(backend)
         let clock = TestClock()
         let (first, second) = (Self.accounts(records, clock: clock, policy: .invite), Self.accounts(records, clock: clock, policy: .invite))
         let store = AccountStore(records: records, now: { clock.now })

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PlantGuideCore
+import PlantGuideProtos
 import PlantGuideWebAuthn
 
 /// An Ed25519 authenticator made of swift-crypto: it answers the two ceremonies as a platform authenticator would,
@@ -67,6 +68,37 @@ public enum CBOREncoder {
         case 256..<65_536: Data([major << 5 | 25]) + withUnsafeBytes(of: UInt16(argument).bigEndian) { Data($0) }
         case 65_536..<(1 << 32): Data([major << 5 | 26]) + withUnsafeBytes(of: UInt32(argument).bigEndian) { Data($0) }
         default: Data([major << 5 | 27]) + withUnsafeBytes(of: argument.bigEndian) { Data($0) }
+        }
+    }
+}
+
+extension TestAuthenticator {
+    /// `navigator.credentials.create()`'s answer to `challenge`, as the gateway's CreatePasskey takes it.
+    public func registrationCredential(challenge: Data) -> Plantguide_Gateway_V1_PasskeyCredential {
+        let made = register(challenge: challenge)
+        return credential {
+            $0.clientDataJson = Base64URL.encode(made.clientDataJSON)
+            $0.attestationObject = Base64URL.encode(made.attestationObject)
+        }
+    }
+
+    /// `navigator.credentials.get()`'s answer to `challenge`, as the gateway's CreatePasskeySession takes it.
+    public func signInCredential(challenge: Data, counter: UInt32, userHandle: String? = nil) -> Plantguide_Gateway_V1_PasskeyCredential {
+        let assertion = signIn(challenge: challenge, counter: counter)
+        return credential {
+            $0.clientDataJson = Base64URL.encode(assertion.clientDataJSON)
+            $0.authenticatorData = Base64URL.encode(assertion.authenticatorData)
+            $0.signature = Base64URL.encode(assertion.signature)
+            if let userHandle { $0.userHandle = Base64URL.encode(Data(userHandle.utf8)) }
+        }
+    }
+
+    private func credential(_ fill: (inout Plantguide_Gateway_V1_PasskeyAuthenticatorResponse) -> Void) -> Plantguide_Gateway_V1_PasskeyCredential {
+        .with {
+            $0.id = Base64URL.encode(credentialID)
+            $0.rawID = $0.id
+            $0.type = "public-key"
+            fill(&$0.response)
         }
     }
 }

@@ -45,15 +45,6 @@ struct DeploymentCopyTests {
     /// The site passkeys belong to, on both stacks (the tests call over RPC, where no request names one).
     private static let site = ["PLANTGUIDE_PUBLIC_ORIGIN": "http://localhost:7080"]
 
-    private static func passkeyCredential(_ id: Data, _ fill: (inout Plantguide_Gateway_V1_PasskeyAuthenticatorResponse) -> Void)
-        -> Plantguide_Gateway_V1_PasskeyCredential {
-        .with {
-            $0.id = Base64URL.encode(id)
-            $0.type = "public-key"
-            fill(&$0.response)
-        }
-    }
-
     @Test("plants, photos, schedules, accounts (passwords, sessions, passkeys) and shares copied with copy-data serve the same answers on PostgreSQL")
     func moveDeployment() async throws {
         let onSQLite = try await Stack(.sqlite, gatewayExtra: Self.site)
@@ -78,12 +69,8 @@ struct DeploymentCopyTests {
         let cleo = try await onSQLite.call(Gateway.createAccount, .with { $0.name = "cleo"; $0.password = "basil needs water" }, token: nil)
         let authenticator = TestAuthenticator(relyingPartyID: "localhost", origin: "http://localhost:7080")
         let options = try await onSQLite.call(Gateway.beginPasskeyRegistration, .init(), token: cleo.token)
-        let made = authenticator.register(challenge: try #require(Base64URL.decode(options.challenge)))
         _ = try await onSQLite.call(Gateway.createPasskey, .with {
-            $0.credential = Self.passkeyCredential(authenticator.credentialID) {
-                $0.clientDataJson = Base64URL.encode(made.clientDataJSON)
-                $0.attestationObject = Base64URL.encode(made.attestationObject)
-            }
+            $0.credential = authenticator.registrationCredential(challenge: Base64URL.decode(options.challenge) ?? Data())
         }, token: cleo.token)
         let before = try await Self.answers(onSQLite, ana: ana, bob: bob)
         await onSQLite.stop()
@@ -109,13 +96,8 @@ struct DeploymentCopyTests {
         let sessions = try await onPostgres.call(Gateway.listSessions, .init(), token: cleo.token).sessions
         #expect(sessions.first { $0.current }?.hasExpiresAt == true, "\(sessions)")
         let challenge = try #require(Base64URL.decode(try await onPostgres.call(Gateway.beginPasskeySignIn, .init(), token: nil).challenge))
-        let assertion = authenticator.signIn(challenge: challenge, counter: 2)
         let byPasskey = try await onPostgres.call(Gateway.createPasskeySession, .with {
-            $0.credential = Self.passkeyCredential(authenticator.credentialID) {
-                $0.clientDataJson = Base64URL.encode(assertion.clientDataJSON)
-                $0.authenticatorData = Base64URL.encode(assertion.authenticatorData)
-                $0.signature = Base64URL.encode(assertion.signature)
-            }
+            $0.credential = authenticator.signInCredential(challenge: challenge, counter: 2)
         }, token: nil)
         #expect(byPasskey.userID == cleo.userID)
         await onPostgres.stop()
