@@ -26,7 +26,7 @@ struct PasskeyAccounts: Sendable {
     /// they have (not to be registered twice).
     func beginRegistration(caller: Caller) async throws -> Plantguide_Gateway_V1_BeginPasskeyRegistrationResponse {
         let party = try relyingParty()
-        guard let name = try await accountName(of: caller) else { throw RPCError(.notFound, "the account is gone") }
+        guard let name = try await records.userName(id: caller.id) else { throw RPCError(.notFound, "the account is gone") }
         let challenge = try await newChallenge(purpose: "register", userID: caller.id)
         let existing = try await records.passkeys(userID: caller.id)
         return .with { options in
@@ -163,10 +163,6 @@ struct PasskeyAccounts: Sendable {
     static func host(ofAuthority authority: String) -> String {
         if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") { return String(authority[...end]) }
         return String(authority.split(separator: ":", maxSplits: 1).first ?? "")
-    }
-
-    private func accountName(of caller: Caller) async throws -> String? {
-        try await records.users().first { $0.id == caller.id }?.name
     }
 
     private func newChallenge(purpose: String, userID: String?) async throws -> Data {

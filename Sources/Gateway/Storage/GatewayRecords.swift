@@ -68,6 +68,8 @@ public protocol GatewayRecords: Sendable {
     /// Takes the challenge away (a challenge answers one ceremony, on any replica) and returns whom it was made for
     /// ("" for a sign-in); nil when it is unknown, used, expired or made for another purpose.
     func takePasskeyChallenge(hash: Data, purpose: String, at now: Double) async throws -> String?
+    /// The account name of user `id`; nil when there is no such account.
+    func userName(id: String) async throws -> String?
     /// Stores a registered passkey. - Throws: ``AccountError`` when its credential id is registered already.
     func addPasskey(_ passkey: StoredPasskey) async throws
     /// The passkey with credential id `id` (base64url), with its owner's name.

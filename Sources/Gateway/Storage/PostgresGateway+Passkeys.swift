@@ -23,6 +23,10 @@ extension PostgresGateway {
         }
     }
 
+    public func userName(id: String) async throws -> String? {
+        try await database.read { session in try await session.all("SELECT name FROM app_user WHERE id = \(id)", as: String.self).first }
+    }
+
     public func addPasskey(_ passkey: StoredPasskey) async throws {
         try await database.write { session in
             let added = try await session.count("""

@@ -20,6 +20,10 @@ extension SQLiteGateway {
         }
     }
 
+    public func userName(id: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT name FROM user WHERE id = ?", arguments: [id]) }
+    }
+
     public func addPasskey(_ passkey: StoredPasskey) async throws {
         try await writer.write { db in
             try db.execute(sql: """

@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// My plants and a plant's own page, and deleting one.
+extension WebApp {
+    func plants(_ page: PageRequest, query: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let listed = await call(Plantguide_Gateway_V1_GatewayService.listPlants, .with {
+            $0.filter.query = query
+            $0.filter.pageSize = 100
+        }, token: page.token)
+        guard case .success(let answer) = listed else { return failurePage(page, listed) }
+        let plants: [[String: Any]] = answer.page.plants.map { plant in
+            ["id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName, "favorite": plant.favorite]
+        }
+        return render("plants", page, ["title": page.strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty,
+                                       "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
+    }
+
+    func plant(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
+        guard case .success(let details) = read else { return failurePage(page, read) }
+        let strings = page.strings
+        let plant = details.plant
+        var values: [String: Any] = [
+            "title": Self.displayName(plant), "id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
+            "favorite": plant.favorite, "hasCare": details.hasCareInfo,
+            "tasks": details.upcomingTasks.prefix(5).map { ["what": Self.verb($0.type, strings), "due": Self.day($0.dueDate, strings)] },
+            "hasTasks": !details.upcomingTasks.isEmpty,
+        ]
+        if !plant.notes.isEmpty { values["notes"] = plant.notes }
+        if details.hasCareInfo {
+            let care = details.careInfo
+            var facts: [[String: String]] = []
+            if care.watering.intervalDays > 0 {
+                facts.append(["label": strings.format("fact.watering"), "value": strings.format("everyDays", ["days": "\(care.watering.intervalDays)"])])
+            }
+            let light: String? = switch care.light.level {
+            case .fullShade: "light.fullShade"
+            case .partialShade: "light.partialShade"
+            case .partialSun: "light.partialSun"
+            case .fullSun: "light.fullSun"
+            default: nil
+            }
+            if let light { facts.append(["label": strings.format("fact.light"), "value": strings.format(light)]) }
+            if care.hasTemperature {
+                facts.append(["label": strings.format("fact.temperature"), "value": strings.format("temperatureRange", [
+                    "min": String(format: "%.0f", care.temperature.minCelsius), "max": String(format: "%.0f", care.temperature.maxCelsius),
+                ])])
+            }
+            if !care.soil.isEmpty { facts.append(["label": strings.format("fact.soil"), "value": care.soil]) }
+            values["facts"] = facts
+            let source = switch care.source {
+            case .trefle: "source.trefle"
+            case .cache: "source.cache"
+            case .staleCache: "source.staleCache"
+            case .catalog: "source.catalog"
+            default: "source.default"
+            }
+            values["source"] = strings.format(source)
+        }
+        return render("plant", page, values.merging(["onPlants": true]) { $1 })
+    }
+
+    func confirmDeletion(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
+        guard case .success(let details) = read else { return failurePage(page, read) }
+        return render("delete", page, ["title": page.strings.format("deletePlant"), "id": id, "onPlants": true,
+                                       "question": page.strings.format("deleteQuestion", ["name": Self.displayName(details.plant)])])
+    }
+
+    func delete(_ page: PageRequest, id: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let deleted = await call(Plantguide_Gateway_V1_GatewayService.deletePlant, .with { $0.plantID = id }, token: page.token)
+        guard case .success = deleted else { return failurePage(page, deleted) }
+        return Self.redirect("/plants")
+    }
+}
