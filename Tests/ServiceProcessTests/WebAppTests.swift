@@ -123,6 +123,7 @@ struct WebAppTests {
 
         let signedOut = try await fetch(stack, "POST", "/signout", form: [:], headers: cookie.merging(own) { $1 })
         #expect(signedOut.status == 303 && signedOut.headers["set-cookie"]?.contains("Max-Age=0") == true)
+        #expect(signedOut.headers["clear-site-data"] == #""cache", "storage""#, "the kept pages go with the session")
         var refused = false
         for _ in 0..<40 where !refused {  // revocations reach the token cache within a quarter second
             refused = try await fetch(stack, "GET", "/today", headers: cookie).headers["location"] == "/signin"
@@ -154,6 +155,7 @@ struct WebAppTests {
         #expect(report["installability"] as? [String] == [], "installability errors: \(report["installability"] ?? "")")
         let offline = report["offline"] as? [String: Bool] ?? [:]
         #expect(offline["plants"] == true && offline["banner"] == true, "offline: \(offline)")
+        #expect(report["keptAfterSignOut"] as? Bool == false, "My plants still opened offline after signing out")
         for (screen, paint) in report["lcp"] as? [String: Double] ?? [:] {
             #expect(paint > 0 && paint <= 1_000, "\(screen): largest contentful paint \(paint) ms")
         }

@@ -1,11 +1,11 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
-Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves a plant through the JSON API with the
-session cookie, then opens Today, My plants, a plant and Settings; asks Chromium whether the app is installable, and opens My plants
-again offline, from the service worker. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA
-rules (axe-playwright-python), the Content-Security-Policy violations the page reported, and, with a folder given,
-screenshots at phone and desktop width. Reads Largest Contentful Paint from the Performance API. Prints one JSON
-object.
+Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
+session cookie, then opens Today, My plants, a plant and Settings; asks Chromium whether the app is installable; and
+opens My plants again offline, from the service worker, and not once signed out. On every screen, in light and dark
+theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page
+reported, and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
+Performance API. Prints one JSON object.
 
 Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER]
 """
@@ -112,6 +112,17 @@ def main():
         check(page, "plant", report, axe, folder)
         page.goto(origin + "/settings")
         check(page, "settings", report, axe, folder)
+
+        # Signing out takes the kept pages with it: offline, My plants is no longer there to open.
+        page.click("text=Sign out")
+        page.wait_for_url("**/signin")
+        context.set_offline(True)
+        try:
+            page.goto(origin + "/plants")
+            report["keptAfterSignOut"] = page.locator("text=Basil").count() > 0
+        except Exception:  # the browser's own "no connection" error: nothing was kept
+            report["keptAfterSignOut"] = False
+        context.set_offline(False)
         context.close()
     print(json.dumps(report))
 

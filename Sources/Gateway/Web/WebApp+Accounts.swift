@@ -50,12 +50,17 @@ extension WebApp {
         }
     }
 
+    /// Ends the session and has the browser forget what it kept of the person: the service worker's copies of
+    /// their pages go too, so that the next person at a shared device cannot open them offline.
     func signOut(_ page: PageRequest) async -> Response {
         if page.token != nil {
             _ = await call(Plantguide_Gateway_V1_GatewayService.deleteSession, .with { $0.sessionID = "current" }, token: page.token)
         }
         var answer = Self.redirect("/signin")
         answer.headers[.setCookie] = browser.clearCookie()
+        answer.headers[Self.clearSiteData] = #""cache", "storage""#
         return answer
     }
+
+    private static let clearSiteData = HTTPFields.Element.Name("Clear-Site-Data")!
 }
