@@ -6,9 +6,15 @@ public struct CareDataConfiguration: Sendable {
     /// Holds `caredata.sqlite`, the cache.
     public var dataDirectory: URL
     public var trefle: TrefleConfiguration
+    /// Off unless credentials are set.
+    public var openPlantbook = OpenPlantbookConfiguration(clientID: nil, clientSecret: nil)
+    /// Off unless a key is set.
+    public var perenual = PerenualConfiguration(key: nil)
+    /// Off unless a URL is set (the service sets https://api.gbif.org unless told otherwise).
+    public var gbif = GBIFConfiguration(baseURL: nil)
     /// How long a fetched species stays fresh. Default 7 days.
     public var cacheTTL: Duration = .seconds(7 * 86_400)
-    /// How long a "Trefle has no such species" answer is trusted. Default 1 day.
+    /// How long a provider's "no such species" answer is trusted. Default 1 day.
     public var notFoundTTL: Duration = .seconds(86_400)
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }

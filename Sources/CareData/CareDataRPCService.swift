@@ -23,8 +23,13 @@ public struct CareDataRPCService: RPCService {
         provider = try CareInfoProvider(configuration: configuration, cache: cache, http: http, catalog: try CareCatalog.bundled())
         self.database = database
         self.logger = logger
-        if !provider.trefle.isConfigured {
-            logger.notice("no Trefle token: answers come from the cache and the offline catalog")
+        let live = [("Trefle", provider.trefle.isConfigured), ("Open Plantbook", provider.openPlantbook.isConfigured),
+                    ("Perenual", provider.perenual.isConfigured)].filter(\.1).map(\.0)
+        if live.isEmpty {
+            logger.notice("no care-data provider configured: answers come from the cache and the offline catalog")
+        } else {
+            logger.info("care-data providers", metadata: ["providers": "\(live.joined(separator: ", "))",
+                                                          "gbif": "\(provider.gbif.isConfigured ? "on" : "off")"])
         }
     }
 
@@ -57,16 +62,17 @@ public struct CareDataRPCService: RPCService {
             let reachability = trefle.reachability
             let cache = try await Self.cacheStats(provider)
             return .with {
-                $0.trefle = .with {
-                    $0.reachability = Self.wire(reachability.state)
-                    if let time = reachability.lastSuccessAt { $0.lastSuccessAt = .init(date: time) }
-                    if let time = reachability.lastFailureAt { $0.lastFailureAt = .init(date: time) }
-                    $0.lastError = reachability.lastError
-                    $0.requests = UInt64(trefle.requestCount)
-                    $0.rateLimited = UInt64(trefle.rateLimitedCount)
-                }
+                $0.trefle = Self.wire(reachability, requests: trefle.requestCount, rateLimited: trefle.rateLimitedCount)
                 $0.cache = cache
                 $0.catalogSpecies = UInt32(provider.catalog.species.count)
+                $0.providers = provider.providerStatuses().map { status in
+                    .with {
+                        $0.source = Wire.source[status.source] ?? .unspecified
+                        $0.name = status.name
+                        $0.status = Self.wire(status.reachability, requests: status.requests, rateLimited: status.rateLimited)
+                        if let left = status.dailyBudgetLeft { $0.dailyBudgetLeft = UInt32(left) }
+                    }
+                }
             }
         }
         router.register(Methods.getCacheStats) { _, _ in
@@ -99,7 +105,18 @@ public struct CareDataRPCService: RPCService {
         }
     }
 
-    private static func wire(_ state: TrefleReachability.State) -> Plantguide_Caredata_V1_TrefleStatus.Reachability {
+    private static func wire(_ reachability: ProviderReachability, requests: Int, rateLimited: Int) -> Plantguide_Caredata_V1_TrefleStatus {
+        .with {
+            $0.reachability = wire(reachability.state)
+            if let time = reachability.lastSuccessAt { $0.lastSuccessAt = .init(date: time) }
+            if let time = reachability.lastFailureAt { $0.lastFailureAt = .init(date: time) }
+            $0.lastError = reachability.lastError
+            $0.requests = UInt64(requests)
+            $0.rateLimited = UInt64(rateLimited)
+        }
+    }
+
+    private static func wire(_ state: ProviderReachability.State) -> Plantguide_Caredata_V1_TrefleStatus.Reachability {
         switch state {
         case .notConfigured: .notConfigured
         case .unknown: .unknown

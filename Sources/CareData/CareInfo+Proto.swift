@@ -47,6 +47,16 @@ extension Plantguide_Caredata_V1_CareInfo {
         source = Wire.source[care.source] ?? .unspecified
         fetchedAt = Google_Protobuf_Timestamp(date: care.fetchedAt)
         stale = care.isStale
+        fieldSources = Dictionary(uniqueKeysWithValues: (care.fieldSources ?? [:]).map { field, source in
+            (field.rawValue, Wire.source[source] ?? .unspecified)
+        })
+        habit = care.habit.flatMap { Wire.habit[$0] } ?? .unspecified
+        localizedCommonNames = (care.localizedCommonNames ?? []).map { name in
+            .with {
+                $0.name = name.name
+                $0.language = name.language
+            }
+        }
         if let harvest = care.harvest {
             self.harvest = .with {
                 $0.crop = Wire.crop[harvest.crop] ?? .unspecified
@@ -59,7 +69,7 @@ extension Plantguide_Caredata_V1_CareInfo {
 }
 
 /// Domain enum values to their wire enums.
-private enum Wire {
+enum Wire {
     static let light: [LightLevel: Plantguide_Caredata_V1_LightLevel] = [
         .fullShade: .fullShade, .partialShade: .partialShade, .partialSun: .partialSun, .fullSun: .fullSun,
     ]
@@ -90,5 +100,10 @@ private enum Wire {
     ]
     static let source: [CareSource: Plantguide_Caredata_V1_CareSource] = [
         .trefle: .trefle, .cache: .cache, .staleCache: .staleCache, .catalog: .catalog, .default: .default,
+        .openPlantbook: .openPlantbook, .perenual: .perenual, .gbif: .gbif,
+    ]
+    static let habit: [PlantHabit: Plantguide_Caredata_V1_PlantHabit] = [
+        .houseplant: .houseplant, .succulent: .succulent, .tree: .tree, .shrub: .shrub, .outdoor: .outdoor,
+        .vegetable: .vegetable, .herb: .herb,
     ]
 }

@@ -3,22 +3,44 @@ import PlantGuideCore
 import PlantGuideHTTP
 import Synchronization
 
-/// Answers "how do I care for this species?": a fresh cache entry, else Trefle (one fetch per species at a
-/// time, shared by concurrent requests), else the stale entry when Trefle fails, else the offline catalog,
-/// else the catalog's care of the genus (source `default`), else NOT_FOUND saying what was tried.
+/// Answers "how do I care for this species?" from a chain of sources, field by field (``CareMerge``):
+///
+/// 1. The name: a common name the catalog knows, else the scientific name, which GBIF matches to the accepted
+///    species unless the catalog knows it as written.
+/// 2. Trefle, when configured; the offline catalog; Open Plantbook when a measured range is still missing;
+///    Perenual (within its daily budget) when watering, light or temperature still is.
+/// 3. Each provider's record comes from the cache while fresh (7 days; "not found" for 1 day), else from one fetch
+///    shared by concurrent requests; when the fetch fails, from the stale entry (the answer is then flagged stale);
+///    a provider that fails, throttles or is off changes only the fields it would have given.
+/// 4. Fields no source has: the catalog's care of the genus, else the defaults of what the plant is
+///    (``CareProfile``), each marked `default`. Nothing at all known: NOT_FOUND saying what was tried.
 public final class CareInfoProvider: Sendable {
     public let configuration: CareDataConfiguration
     public let cache: CareCache
     public let trefle: TrefleClient
+    public let openPlantbook: OpenPlantbookClient
+    public let perenual: PerenualClient
+    public let gbif: GBIFClient
     public let catalog: CareCatalog
+    private let providers: [any CareDataProvider]
     private let inflight = Mutex<[String: Task<Outcome, Never>]>([:])
     private let counters = Counters()
 
-    /// What one upstream fetch ended with.
+    /// What one upstream fetch ended with: a record (nil: the provider has no such species) or a failure.
     enum Outcome: Sendable {
-        case found(CareInfo)
-        case notFound(String)
-        case failed(TrefleError)
+        case found(CareInfo?)
+        case failed(ProviderError)
+    }
+
+    /// What a lookup of one provider found.
+    enum Lookup: Sendable {
+        /// A fresh cache entry (nil: cached "not found").
+        case cached(CareInfo?)
+        /// Fetched for this request (nil: the provider has no such species).
+        case fetched(CareInfo?)
+        /// The fetch failed and an expired entry stands in.
+        case stale(CareInfo, ProviderError)
+        case failed(ProviderError)
     }
 
     /// - Parameter cache: the cache to use; nil opens the SQLite one in the configuration's data folder.
@@ -27,77 +49,124 @@ public final class CareInfoProvider: Sendable {
         self.configuration = configuration
         self.cache = try cache ?? CareCache(path: configuration.databasePath)
         trefle = TrefleClient(configuration: configuration.trefle, http: http)
+        openPlantbook = OpenPlantbookClient(configuration: configuration.openPlantbook, http: http)
+        perenual = PerenualClient(configuration: configuration.perenual, http: http)
+        gbif = GBIFClient(configuration: configuration.gbif, http: http)
+        providers = [TrefleProvider(client: trefle), OpenPlantbookProvider(client: openPlantbook), PerenualProvider(client: perenual)]
         self.catalog = catalog
     }
 
     // MARK: Lookups
 
-    /// Care info by scientific name.
+    /// Care info by scientific or common name.
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
-    public func careInfo(scientificName: String) async throws -> CareInfo {
-        guard let name = ScientificName(scientificName) else {
-            throw CareDataError.invalidArgument("scientific_name", .invalidFormat, "'\(scientificName)' is not a scientific name")
+    public func careInfo(scientificName text: String) async throws -> CareInfo {
+        let resolution = try await resolve(text)
+        let name = resolution.name
+        var records: [CareSource: CareInfo] = [:]
+        var lookups: [CareSource: Lookup] = [:]
+        var tried: [String] = []
+        if let gbif = resolution.gbif { records[.gbif] = gbif }
+        for provider in providers {
+            if provider.source != .trefle {
+                if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
+                let missing = provider.answers.filter { field in !records.contains { $0.key != .gbif && Self.has($0.value, field) } }
+                if missing.isEmpty { continue }
+            }
+            guard provider.isConfigured else {
+                tried.append("\(provider.name): not configured")
+                continue
+            }
+            let lookup = try await self.lookup(provider, name)
+            lookups[provider.source] = lookup
+            switch lookup {
+            case .cached(let care?), .fetched(let care?), .stale(let care, _): records[provider.source] = care
+            case .cached(nil): tried.append("\(provider.name): no such species (answer cached)")
+            case .fetched(nil): tried.append("\(provider.name): no such species")
+            case .failed(let error): tried.append("\(provider.name): \(error.message)")
+            }
         }
-        let key = CareCache.key(for: name)
-        let entry = try await cache.entry(key: key)
-        if let entry, isFresh(entry) {
-            counters.hits.increment()
-            if let care = entry.care { return with(care, source: .cache) }
-            return try fallback(name, tried: ["Trefle: no such species (answer cached \(entry.fetchedAt))"])
+        if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
+        let knowsSpecies = records.keys.contains { $0 != .gbif }
+        let standIn = knowsSpecies ? nil : catalog.care(forGenus: name.genus)
+        guard var care = CareMerge.merge(name: name.canonical, records: records, standIn: standIn, now: configuration.now()) else {
+            let attempts = tried + ["catalog: neither \(name.canonical) nor the genus \(name.genus)"]
+            throw CareDataError(.notFound, "no care data for \(name.canonical); tried \(attempts.joined(separator: "; "))")
         }
-        counters.misses.increment()
-        guard trefle.isConfigured else {
-            if let stale = entry?.care { return served(stale) }
-            return try fallback(name, tried: ["Trefle: not configured"])
+        care.source = Self.overallSource(lookups, catalogUsed: care.fieldSources?.values.contains(.catalog) == true)
+        care.isStale = care.source == .staleCache
+        if let note = resolution.note { care.notes.insert(note, at: 0) }
+        for provider in providers {
+            guard case .failed(let error)? = lookups[provider.source] else { continue }
+            care.notes.append("\(provider.name) could not be asked (\(error.message)); the fields it gives came from other sources.")
         }
-        switch await shared(key, { await self.fetch(name: name, key: key) }) {
-        case .found(let care):
-            return care
-        case .notFound(let message):
-            return try fallback(name, tried: ["Trefle: \(message)"])
-        case .failed(let error):
-            if let stale = entry?.care { return served(stale) }
-            return try fallback(name, tried: ["Trefle: \(error.message)"])
-        }
+        return care
     }
 
-    /// Care info by Trefle species id.
+    /// Care info by Trefle species id, with the fields Trefle lacks from the catalog or the defaults.
     /// - Throws: `CareDataError.notFound` when neither the cache nor Trefle has it.
     public func careInfo(trefleID: Int) async throws -> CareInfo {
         let entry = try await cache.entry(trefleID: trefleID)
         if let entry, isFresh(entry), let care = entry.care {
             counters.hits.increment()
-            return with(care, source: .cache)
+            return merged(trefle: care, source: .cache)
         }
         counters.misses.increment()
-        switch await shared("#\(trefleID)", { await self.fetch(trefleID: trefleID) }) {
-        case .found(let care):
-            return care
-        case .notFound(let message):
-            throw CareDataError(.notFound, "no species with Trefle id \(trefleID): \(message)")
+        let outcome = await shared("#\(trefleID)") { [self] in
+            do {
+                let record = try await trefle.speciesRecord(String(trefleID))
+                let care = TrefleCareMapping.careInfo(from: record.species, fetchedAt: configuration.now())
+                try await store(care, key: CareCache.key(for: care.scientificName) ?? care.scientificName.lowercased(),
+                                raw: record.raw, trefleID: record.species.id)
+                return .found(care)
+            } catch let error as ProviderError where error.code == .notFound {
+                return .found(nil)
+            } catch {
+                return .failed(Self.providerError(error, "Trefle"))
+            }
+        }
+        switch outcome {
+        case .found(let care?):
+            return merged(trefle: care, source: .trefle)
+        case .found(nil):
+            throw CareDataError(.notFound, "no species with Trefle id \(trefleID)")
         case .failed(let error):
-            if let stale = entry?.care { return served(stale) }
+            if let stale = entry?.care {
+                counters.staleServed.increment()
+                var care = merged(trefle: stale, source: .staleCache)
+                care.isStale = true
+                return care
+            }
             throw CareDataError(.notFound, "no care data for Trefle id \(trefleID): cache has none and Trefle failed: \(error.message)")
         }
     }
 
-    /// Drops the cache entry of a name or Trefle id; returns whether there was one.
+    /// Drops the cache entries of a name (every provider's) or of a Trefle id; returns whether there was one.
     public func invalidate(scientificName: String?, trefleID: Int?) async throws -> Bool {
-        let key = scientificName.flatMap(CareCache.key(for:))
-        guard key != nil || trefleID != nil else {
+        let name = scientificName.flatMap(ScientificName.init)
+        guard name != nil || trefleID != nil else {
             throw CareDataError.invalidArgument("key", .required, "give a scientific name or a Trefle id")
         }
-        return try await cache.remove(key: key, trefleID: trefleID)
+        var removed = false
+        if let name {
+            for provider in providers where provider.source != .trefle {
+                if try await cache.remove(key: provider.cacheKey(name), trefleID: nil) { removed = true }
+            }
+        }
+        if try await cache.remove(key: name.map(CareCache.key(for:)), trefleID: trefleID) { removed = true }
+        return removed
     }
 
     /// Cache counters and sizes.
     public func statistics() async throws -> Statistics {
         let freshAfter = configuration.now().addingTimeInterval(-Self.seconds(configuration.cacheTTL))
         let counts = try await cache.counts(freshAfter: freshAfter)
+        let requesters = providers.map(\.requester) + [gbif.requester]
         return Statistics(
             entries: counts.entries, freshEntries: counts.fresh, notFoundEntries: counts.notFound,
             hits: counters.hits.count, misses: counters.misses.count,
-            upstreamCalls: trefle.requestCount, upstreamRateLimited: trefle.rateLimitedCount,
+            upstreamCalls: requesters.map(\.requests.count).reduce(0, +),
+            upstreamRateLimited: requesters.map(\.rateLimited.count).reduce(0, +),
             staleServed: counters.staleServed.count)
     }
 
@@ -106,7 +175,85 @@ public final class CareInfoProvider: Sendable {
         public var entries, freshEntries, notFoundEntries, hits, misses, upstreamCalls, upstreamRateLimited, staleServed: Int
     }
 
+    /// Each provider's state for the status screen, GBIF last.
+    public func providerStatuses() -> [ProviderStatus] {
+        var statuses = providers.map { ProviderStatus(source: $0.source, name: $0.name, requester: $0.requester) }
+        statuses.append(ProviderStatus(source: .gbif, name: "GBIF", requester: gbif.requester))
+        for index in statuses.indices where statuses[index].source == .perenual && perenual.isConfigured {
+            statuses[index].dailyBudgetLeft = perenual.budgetLeft
+        }
+        return statuses
+    }
+
+    // MARK: Names
+
+    /// The species `text` names: a common name the catalog knows; else the scientific name, matched by GBIF to
+    /// the accepted species unless the catalog knows it as written.
+    private func resolve(_ text: String) async throws -> NameResolution {
+        if let care = catalog.care(forCommonName: text), let name = ScientificName(care.scientificName) {
+            return NameResolution(name: name, note: "“\(text.trimmingCharacters(in: .whitespaces))” is \(name.canonical) (PlantGuide's catalog).")
+        }
+        guard let written = ScientificName(text) else {
+            throw CareDataError.invalidArgument("scientific_name", .invalidFormat, "'\(text)' is not a scientific name")
+        }
+        guard gbif.isConfigured, catalog.care(for: written.canonical) == nil else { return NameResolution(name: written) }
+        let asked = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let lookup = try await cached(key: "gbif:" + asked.lowercased()) { [gbif, configuration] in
+            let (match, raw) = try await gbif.match(asked)
+            guard let accepted = match.acceptedSpecies.flatMap(ScientificName.init) else { return (nil, raw, nil) }
+            let care = CareInfo(scientificName: accepted.canonical, family: match.family ?? "", genus: match.genus ?? accepted.genus,
+                                source: .gbif, fetchedAt: configuration.now(), fieldSources: [.family: .gbif, .genus: .gbif])
+            return (care, raw, nil)
+        }
+        switch lookup {
+        case .cached(let care?), .fetched(let care?), .stale(let care, _):
+            guard let accepted = ScientificName(care.scientificName) else { return NameResolution(name: written) }
+            let note = accepted == written ? nil : "GBIF accepts “\(written.canonical)” as \(accepted.canonical)."
+            return NameResolution(name: accepted, gbif: care, note: note)
+        case .cached(nil), .fetched(nil), .failed:
+            return NameResolution(name: written)
+        }
+    }
+
     // MARK: Upstream
+
+    private func lookup(_ provider: any CareDataProvider, _ name: ScientificName) async throws -> Lookup {
+        try await cached(key: provider.cacheKey(name)) { [configuration] in
+            let record = try await provider.record(of: name, fetchedAt: configuration.now())
+            return (record?.care, record?.raw, record?.trefleID)
+        }
+    }
+
+    /// The fresh cache entry of `key`, else one `fetch` (shared by concurrent callers) whose answer is stored,
+    /// else, when it fails, the expired entry.
+    private func cached(key: String,
+                        fetch: @escaping @Sendable () async throws -> (CareInfo?, raw: Data?, trefleID: Int?)) async throws -> Lookup {
+        let entry = try await cache.entry(key: key)
+        if let entry, isFresh(entry) {
+            counters.hits.increment()
+            return .cached(entry.care)
+        }
+        counters.misses.increment()
+        let outcome = await shared(key) { [self] in
+            // A request that missed the cache just before another's fetch stored its answer finds it here.
+            if let entry = try? await cache.entry(key: key), isFresh(entry) { return .found(entry.care) }
+            do {
+                let (care, raw, trefleID) = try await fetch()
+                try await store(care, key: key, raw: raw, trefleID: trefleID)
+                return .found(care)
+            } catch {
+                return .failed(Self.providerError(error, "the provider"))
+            }
+        }
+        switch outcome {
+        case .found(let care):
+            return .fetched(care)
+        case .failed(let error):
+            guard let stale = entry?.care else { return .failed(error) }
+            counters.staleServed.increment()
+            return .stale(stale, error)
+        }
+    }
 
     /// Runs `work` once per key at a time; concurrent callers share its outcome.
     private func shared(_ key: String, _ work: @escaping @Sendable () async -> Outcome) async -> Outcome {
@@ -123,80 +270,45 @@ public final class CareInfoProvider: Sendable {
         return outcome
     }
 
-    private func fetch(name: ScientificName, key: String) async -> Outcome {
-        // A request that missed the cache just before another's fetch stored its answer finds it here.
-        if let entry = try? await cache.entry(key: key), isFresh(entry), let care = entry.care {
-            return .found(with(care, source: .cache))
-        }
-        do {
-            let record: (species: TrefleSpecies, raw: Data)
-            do {
-                record = try await trefle.speciesRecord(Self.slug(of: name))
-            } catch let error as TrefleError where error.code == .notFound {
-                let page = try await trefle.searchSpecies(name.canonical)
-                guard let match = page.data.first(where: { CareCache.key(for: $0.scientificName) == key }) else {
-                    try await cache.store(.init(key: key, care: nil, fetchedAt: configuration.now()))
-                    return .notFound("no species named \(name.canonical)")
-                }
-                record = try await trefle.speciesRecord(String(match.id))
+    private func store(_ care: CareInfo?, key: String, raw: Data?, trefleID: Int?) async throws {
+        try await cache.store(.init(key: key, trefleID: trefleID, care: care, raw: raw, fetchedAt: care?.fetchedAt ?? configuration.now()))
+    }
+
+    private static func providerError(_ error: any Error, _ provider: String) -> ProviderError {
+        error as? ProviderError ?? ProviderError(.badResponse, "\(provider)'s answer could not be read or cached", provider: provider)
+    }
+
+    // MARK: Answers
+
+    /// A Trefle record with the fields it lacks from the catalog or the defaults.
+    private func merged(trefle care: CareInfo, source: CareSource) -> CareInfo {
+        var records: [CareSource: CareInfo] = [.trefle: care]
+        if let entry = catalog.care(for: care.scientificName) { records[.catalog] = entry }
+        var merged = CareMerge.merge(name: care.scientificName, records: records, standIn: nil, now: configuration.now()) ?? care
+        merged.source = source
+        return merged
+    }
+
+    /// Whether `record` has `field` (records of one source have every field).
+    static func has(_ record: CareInfo, _ field: CareField) -> Bool {
+        guard let sources = record.fieldSources else { return field != .harvest || record.harvest != nil }
+        return sources[field] != nil
+    }
+
+    /// The answer's source: stale when any record was; else the first provider fetched for it; else the cache when
+    /// a cached provider record was used; else the catalog when it gave a field; else default.
+    static func overallSource(_ lookups: [CareSource: Lookup], catalogUsed: Bool) -> CareSource {
+        var cached = false
+        var fetched: CareSource?
+        for source in [CareSource.trefle, .openPlantbook, .perenual] {
+            switch lookups[source] {
+            case .stale?: return .staleCache
+            case .fetched(_?)?: fetched = fetched ?? source
+            case .cached(_?)?: cached = true
+            default: break
             }
-            return .found(try await store(record))
-        } catch let error as TrefleError {
-            return .failed(error)
-        } catch {
-            return .failed(TrefleError(.badResponse, "Trefle's answer could not be read or cached"))
         }
-    }
-
-    private func fetch(trefleID: Int) async -> Outcome {
-        do {
-            return .found(try await store(try await trefle.speciesRecord(String(trefleID))))
-        } catch let error as TrefleError where error.code == .notFound {
-            return .notFound(error.message)
-        } catch let error as TrefleError {
-            return .failed(error)
-        } catch {
-            return .failed(TrefleError(.badResponse, "Trefle's answer could not be read or cached"))
-        }
-    }
-
-    private func store(_ record: (species: TrefleSpecies, raw: Data)) async throws -> CareInfo {
-        let care = TrefleCareMapping.careInfo(from: record.species, fetchedAt: configuration.now())
-        let key = CareCache.key(for: care.scientificName) ?? care.scientificName.lowercased()
-        try await cache.store(.init(key: key, trefleID: record.species.id, care: care, raw: record.raw, fetchedAt: care.fetchedAt))
-        return care
-    }
-
-    // MARK: Fallbacks
-
-    private func fallback(_ name: ScientificName, tried: [String]) throws -> CareInfo {
-        if let care = catalog.care(for: name.canonical) { return care }
-        if let genusCare = catalog.care(forGenus: name.genus) {
-            var care = genusCare
-            care.notes.insert(
-                "No care data for \(name.canonical) itself: this is the care of \(genusCare.scientificName), of the same genus.",
-                at: 0)
-            care.scientificName = name.canonical
-            care.commonNames = []
-            care.trefleID = nil
-            care.source = .default
-            return care
-        }
-        let attempts = ["cache: no entry"] + tried + ["catalog: neither \(name.canonical) nor the genus \(name.genus)"]
-        throw CareDataError(.notFound, "no care data for \(name.canonical); tried \(attempts.joined(separator: "; "))")
-    }
-
-    private func served(_ stale: CareInfo) -> CareInfo {
-        counters.staleServed.increment()
-        var care = with(stale, source: .staleCache)
-        care.isStale = true
-        return care
-    }
-
-    private func with(_ care: CareInfo, source: CareSource) -> CareInfo {
-        var care = care
-        care.source = source
-        return care
+        return fetched ?? (cached ? .cache : catalogUsed ? .catalog : .default)
     }
 
     private func isFresh(_ entry: CareCache.Entry) -> Bool {
@@ -217,5 +329,25 @@ public final class CareInfoProvider: Sendable {
         let hits = CountingMetric("plantguide_caredata_cache_hits_total")
         let misses = CountingMetric("plantguide_caredata_cache_misses_total")
         let staleServed = CountingMetric(nil)
+    }
+}
+
+/// A provider's state for the status screen.
+public struct ProviderStatus: Sendable {
+    public var source: CareSource
+    public var name: String
+    public var reachability: ProviderReachability
+    /// HTTP requests sent since the service started (retries included), and how many got 429.
+    public var requests: Int
+    public var rateLimited: Int
+    /// Perenual's requests left today; nil for the others.
+    public var dailyBudgetLeft: Int?
+
+    init(source: CareSource, name: String, requester: UpstreamRequester) {
+        self.source = source
+        self.name = name
+        reachability = requester.reachability.current
+        requests = requester.requests.count
+        rateLimited = requester.rateLimited.count
     }
 }

@@ -10,7 +10,8 @@ import PlantGuideStorage
 struct CareDataServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-caredata",
-        abstract: "PlantGuide care data: Trefle, a 7-day cache (SQLite or PostgreSQL), and an offline catalog of 171 species.",
+        abstract: "PlantGuide care data: Open Plantbook, Perenual, Trefle and an offline catalog of 171 species, merged field by field "
+            + "behind a 7-day cache (SQLite or PostgreSQL).",
         discussion: "Without a subcommand it serves (see `plantguide-caredata serve --help`).",
         subcommands: [Serve.self, CopyData.self],
         defaultSubcommand: Serve.self)
@@ -23,8 +24,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Serves PlantGuide RPC over ZeroMQ plus health and metrics. The cache is <data>/caredata.sqlite, or \
             the schema "caredata" of the PostgreSQL that --database names (several replicas may \
-            share it). Without a Trefle token every answer comes from the cache and the offline \
-            catalog. Stops cleanly on SIGTERM or SIGINT.
+            share it). Each provider is optional: without credentials it is not asked, and answers \
+            come from the others, the cache and the offline catalog. Names are matched to the \
+            accepted species by GBIF (no key; --gbif-url off to stop it). Stops cleanly on SIGTERM or SIGINT.
             Check it with: plantguide rpc health tcp://127.0.0.1:7002
             """)
 
@@ -42,6 +44,31 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp(
         "Requests a minute sent to Trefle at most (env PLANTGUIDE_TREFLE_RATE_LIMIT). Default: 60.", valueName: "n"))
     var trefleRateLimit: Int?
+
+    @Option(name: .customLong("openplantbook-client-id"), help: ArgumentHelp(
+        "Open Plantbook client id (env PLANTGUIDE_OPENPLANTBOOK_CLIENT_ID); the secret comes from PLANTGUIDE_OPENPLANTBOOK_CLIENT_SECRET.",
+        valueName: "id"))
+    var openPlantbookClientID: String?
+
+    @Option(name: .customLong("openplantbook-url"), help: ArgumentHelp(
+        "Open Plantbook base URL (env PLANTGUIDE_OPENPLANTBOOK_URL). Default: https://open.plantbook.io.", valueName: "url"))
+    var openPlantbookURL: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Perenual API key (env PLANTGUIDE_PERENUAL_KEY; prefer the variable: flags show in process lists).", valueName: "key"))
+    var perenualKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("Perenual base URL (env PLANTGUIDE_PERENUAL_URL). Default: https://perenual.com.", valueName: "url"))
+    var perenualURL: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Perenual requests a day at most, per replica (env PLANTGUIDE_PERENUAL_DAILY_BUDGET). Default: 90 (the free tier allows about 100).",
+        valueName: "n"))
+    var perenualDailyBudget: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "GBIF API base URL for name matching, or \"off\" (env PLANTGUIDE_GBIF_URL). Default: https://api.gbif.org.", valueName: "url"))
+    var gbifURL: String?
 
     @Option(name: .long, help: ArgumentHelp("Days a cached species stays fresh (env PLANTGUIDE_CACHE_TTL_DAYS). Default: 7.", valueName: "days"))
     var cacheTTLDays: Double?
@@ -67,22 +94,43 @@ struct Serve: AsyncParsableCommand {
     private func careDataConfiguration(dataDirectory: URL, environment: [String: String]) throws -> CareDataConfiguration {
         func pick(_ flag: String?, _ variable: String) -> String? { setting(flag, variable, in: environment) }
         let urlText = pick(trefleURL, "PLANTGUIDE_TREFLE_URL") ?? "https://trefle.io"
-        guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-            throw ValidationError("Trefle URL '\(urlText)' is not an http(s) URL")
-        }
-        var trefle = TrefleConfiguration(baseURL: url, token: pick(trefleToken, "PLANTGUIDE_TREFLE_TOKEN"))
+        var trefle = TrefleConfiguration(baseURL: try Self.httpURL(urlText, "Trefle"), token: pick(trefleToken, "PLANTGUIDE_TREFLE_TOKEN"))
         let rateText = pick(trefleRateLimit.map(String.init), "PLANTGUIDE_TREFLE_RATE_LIMIT") ?? "60"
         guard let rate = Int(rateText), (1...10_000).contains(rate) else {
             throw ValidationError("Trefle rate limit must be 1 to 10000 requests a minute, not '\(rateText)'")
         }
         trefle.requestsPerMinute = rate
         var configuration = CareDataConfiguration(dataDirectory: dataDirectory, trefle: trefle)
+        configuration.openPlantbook = OpenPlantbookConfiguration(
+            baseURL: try Self.httpURL(pick(openPlantbookURL, "PLANTGUIDE_OPENPLANTBOOK_URL") ?? "https://open.plantbook.io", "Open Plantbook"),
+            clientID: pick(openPlantbookClientID, "PLANTGUIDE_OPENPLANTBOOK_CLIENT_ID"),
+            clientSecret: pick(nil, "PLANTGUIDE_OPENPLANTBOOK_CLIENT_SECRET"))
+        if (configuration.openPlantbook.clientID == nil) != (configuration.openPlantbook.clientSecret == nil) {
+            throw ValidationError("Open Plantbook needs both a client id and PLANTGUIDE_OPENPLANTBOOK_CLIENT_SECRET, or neither")
+        }
+        configuration.perenual = PerenualConfiguration(
+            baseURL: try Self.httpURL(pick(perenualURL, "PLANTGUIDE_PERENUAL_URL") ?? "https://perenual.com", "Perenual"),
+            key: pick(perenualKey, "PLANTGUIDE_PERENUAL_KEY"))
+        let budgetText = pick(perenualDailyBudget.map(String.init), "PLANTGUIDE_PERENUAL_DAILY_BUDGET") ?? "90"
+        guard let budget = Int(budgetText), (1...1_000_000).contains(budget) else {
+            throw ValidationError("Perenual's daily budget must be 1 to 1000000 requests, not '\(budgetText)'")
+        }
+        configuration.perenual.dailyBudget = budget
+        let gbifText = pick(gbifURL, "PLANTGUIDE_GBIF_URL") ?? "https://api.gbif.org"
+        configuration.gbif = GBIFConfiguration(baseURL: gbifText.lowercased() == "off" ? nil : try Self.httpURL(gbifText, "GBIF"))
         let ttlText = pick(cacheTTLDays.map { String($0) }, "PLANTGUIDE_CACHE_TTL_DAYS") ?? "7"
         guard let days = Double(ttlText), days > 0, days <= 365 else {
             throw ValidationError("cache TTL must be more than 0 and at most 365 days, not '\(ttlText)'")
         }
         configuration.cacheTTL = .seconds(days * 86_400)
         return configuration
+    }
+
+    private static func httpURL(_ text: String, _ provider: String) throws -> URL {
+        guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+            throw ValidationError("\(provider) URL '\(text)' is not an http(s) URL")
+        }
+        return url
     }
 }
 

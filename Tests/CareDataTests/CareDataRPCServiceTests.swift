@@ -96,7 +96,7 @@ struct CareDataRPCServiceTests {
         #expect(missing?.code == .invalidArgument)
         #expect(missing?.details.fieldViolations.map(\.field) == ["key"])
         #expect(unknown?.code == .notFound)
-        #expect(unknown?.message.contains("Trefle: no species named Xyzzy plugh") == true)
+        #expect(unknown?.message.contains("Trefle: no such species") == true)
         await server.shutdown()
     }
 

@@ -6,14 +6,14 @@ import Testing
 struct TrefleReachabilityTests {
     @Test("without a token it is NOT_CONFIGURED, whatever happens")
     func notConfigured() {
-        let recorder = TrefleReachabilityRecorder(configured: false)
+        let recorder = ProviderReachabilityRecorder(configured: false)
         recorder.failed(TrefleError(.notConfigured, "no token"))
         #expect(recorder.current.state == .notConfigured && recorder.current.lastError.isEmpty)
     }
 
     @Test("each outcome sets the state; a 404 is an answer; the last failure is kept after a success")
     func outcomes() {
-        let recorder = TrefleReachabilityRecorder(configured: true)
+        let recorder = ProviderReachabilityRecorder(configured: true)
         #expect(recorder.current.state == .unknown)
         let cases: [(TrefleError.Code, TrefleReachability.State)] = [
             (.rateLimited, .rateLimited), (.unauthorized, .unauthorized), (.timedOut, .unreachable),

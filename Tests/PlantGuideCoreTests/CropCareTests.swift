@@ -53,7 +53,7 @@ struct CropCareTests {
         #expect(care.fertilizer == FertilizerSchedule(frequency: .monthly, type: .lowNitrogen, activeMonths: Array(4...10)))
         #expect(care.temperature.minimumCelsius == -5 && care.temperature.isFrostTolerant)
         #expect(care.commonNames.first == "Carrot")  // "Carrot (cultivated)" without its label
-        #expect(care.notes.contains("Trefle has no data for air humidity, growth rate; PlantGuide's defaults are used."))
+        #expect(care.notes.contains("Trefle has no data for air humidity, growth rate."))
         #expect(care.humidity == .medium && care.growthRate == .moderate)
     }
 
@@ -66,7 +66,7 @@ struct CropCareTests {
         #expect(care.toxicity == .unknown)
         #expect(care.notes.contains("Grown to be eaten (the leaves); how toxic the rest of the plant is to pets is not recorded."))
         #expect(!care.notes.contains { $0.contains(keepAway) })
-        #expect(care.notes.contains("Trefle has no data for toxicity; PlantGuide's defaults are used."))
+        #expect(care.notes.contains("Trefle has no data for toxicity."))
     }
 
     @Test("pothos, a houseplant: today's rules, no harvest, and every defaulted field named")
@@ -77,7 +77,7 @@ struct CropCareTests {
         #expect(care.fertilizer == FertilizerSchedule(frequency: .monthly, type: .balancedLiquid, activeMonths: CareDefaults.growingMonths))
         #expect(care.toxicity == .medium)
         #expect(!care.notes.contains { $0.contains(keepAway) })
-        #expect(care.notes.contains("Trefle has no data for dormant season, feeding months; PlantGuide's defaults are used."))
+        #expect(care.notes.contains("Trefle has no data for dormant season, feeding months."))
     }
 
     @Test("kind from what is eaten: fruit or seed first, then root, tuber or bulb, then leaves; herbs by family or flag")

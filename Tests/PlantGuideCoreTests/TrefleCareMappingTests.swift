@@ -55,7 +55,7 @@ struct TrefleCareMappingTests {
         #expect(care.harvest == nil)
         #expect(care.notes.contains(
             "Trefle has no data for light, watering frequency, watering amount, dormant season, air humidity, minimum temperature, "
-                + "maximum temperature, feeding frequency, feeding months, soil type, growth rate, toxicity; PlantGuide's defaults are used."))
+                + "maximum temperature, feeding frequency, feeding months, soil type, growth rate, toxicity."))
     }
 
     @Test("light 0–10 to four levels", arguments: [

@@ -16,6 +16,7 @@ public struct CareCatalog: Sendable {
     public let species: [Species]
     private let byKey: [String: Int]
     private let byGenus: [String: Int]
+    private let byCommonName: [String: Int]
 
     /// The catalog shipped in this module's resources.
     /// - Throws: `CatalogError` naming the line when the file is malformed.
@@ -45,12 +46,20 @@ public struct CareCatalog: Sendable {
         species = parsed
         byKey = Dictionary(parsed.enumerated().map { ($1.care.scientificName.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         byGenus = Dictionary(parsed.enumerated().map { ($1.care.genus.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        byCommonName = Dictionary(parsed.enumerated().flatMap { index, species in species.care.commonNames.map { (Self.fold($0), index) } },
+                                  uniquingKeysWith: { first, _ in first })
     }
 
     /// The entry of a scientific name (any spelling `ScientificName` normalises).
     public func care(for scientificName: String) -> CareInfo? {
         guard let key = CareCache.key(for: scientificName), let index = byKey[key] else { return nil }
         return species[index].care
+    }
+
+    /// The entry one of whose common names is `name` (case and accents aside): "swiss cheese plant".
+    public func care(forCommonName name: String) -> CareInfo? {
+        let folded = Self.fold(name.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+        return byCommonName[folded].map { species[$0].care }
     }
 
     /// The first entry of a genus, as a stand-in for an unknown species of it.

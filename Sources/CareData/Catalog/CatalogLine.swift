@@ -53,8 +53,20 @@ enum CatalogLine {
             soil: try code(16, soils, "soil"),
             growthRate: try code(14, growthRates, "growth rate"),
             bloomingSeasons: seasons.sorted(), toxicity: toxicity, notes: notes,
-            source: .catalog, fetchedAt: Date(timeIntervalSince1970: 0), harvest: harvest)
+            source: .catalog, fetchedAt: Date(timeIntervalSince1970: 0), harvest: harvest,
+            habit: habit(category: fields[3], fertilizer: fertilizer.type))
         return CareCatalog.Species(care: care, category: fields[3])
+    }
+
+    /// What the catalog's category says the plant is; a house or balcony plant fed as a cactus is a succulent.
+    private static func habit(category: String, fertilizer: FertilizerType) -> PlantHabit {
+        switch category {
+        case "herb": .herb
+        case "vegetable": .vegetable
+        case _ where fertilizer == .cactus: .succulent
+        case "house": .houseplant
+        default: .outdoor
+        }
     }
 
     /// "fruits;70;7-9": a crop's edible parts, days to harvest (or -) and harvest months (or - for the ones

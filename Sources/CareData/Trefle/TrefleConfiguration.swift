@@ -22,35 +22,12 @@ public struct TrefleConfiguration: Sendable {
     }
 }
 
-/// Why a Trefle request failed.
-public struct TrefleError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable, Equatable {
-        /// No token configured.
-        case notConfigured
-        /// 401/403: the token is wrong.
-        case unauthorized
-        /// 404: no such species or plant.
-        case notFound
-        /// 429, or our own limiter would wait too long.
-        case rateLimited
-        /// 5xx or unreachable, after the retry.
-        case unavailable
-        /// No answer within the time-out, after the retry.
-        case timedOut
-        /// A body that does not decode, or an unexpected status.
-        case badResponse
+extension TrefleConfiguration {
+    /// The request limits the configuration sets.
+    var limits: UpstreamLimits {
+        UpstreamLimits(timeout: timeout, requestsPerMinute: requestsPerMinute, retryBackoff: retryBackoff, maxRateLimitWait: maxRateLimitWait)
     }
-
-    public var code: Code
-    public var message: String
-    /// For `.rateLimited`: when to try again.
-    public var retryAfter: Duration?
-
-    public init(_ code: Code, _ message: String, retryAfter: Duration? = nil) {
-        self.code = code
-        self.message = message
-        self.retryAfter = retryAfter
-    }
-
-    public var description: String { "Trefle: \(message)" }
 }
+
+/// Why a Trefle request failed.
+public typealias TrefleError = ProviderError

@@ -31,6 +31,13 @@ public struct CareInfo: Hashable, Sendable, Codable {
     /// What is harvested and when, for crops and herbs; nil for ornamentals and houseplants (and in cache
     /// entries written before crops were told apart).
     public var harvest: Harvest?
+    /// What kind of plant it is, when a source says; nil when none does.
+    public var habit: PlantHabit?
+    /// Where each field came from when the answer was put together from several sources; a field missing here
+    /// came from `source`. Nil in answers of one source (and cache entries written before sources were merged).
+    public var fieldSources: [CareField: CareSource]?
+    /// Common names in every language a source gave, beside `commonNames` (English); nil when none did.
+    public var localizedCommonNames: [LocalizedName]?
 
     public init(
         scientificName: String, commonNames: [String] = [], family: String = "", genus: String = "",
@@ -38,7 +45,8 @@ public struct CareInfo: Hashable, Sendable, Codable {
         temperature: TemperatureRange = .default, fertilizer: FertilizerSchedule = .default,
         humidity: HumidityLevel = .medium, soil: String = CareDefaults.soil, growthRate: GrowthRate = .moderate,
         bloomingSeasons: [Season] = [], toxicity: Toxicity = .unknown, notes: [String] = [],
-        source: CareSource, fetchedAt: Date, isStale: Bool = false, harvest: Harvest? = nil
+        source: CareSource, fetchedAt: Date, isStale: Bool = false, harvest: Harvest? = nil, habit: PlantHabit? = nil,
+        fieldSources: [CareField: CareSource]? = nil, localizedCommonNames: [LocalizedName]? = nil
     ) {
         self.scientificName = scientificName
         self.commonNames = commonNames
@@ -59,6 +67,14 @@ public struct CareInfo: Hashable, Sendable, Codable {
         self.fetchedAt = fetchedAt
         self.isStale = isStale
         self.harvest = harvest
+        self.habit = habit
+        self.fieldSources = fieldSources
+        self.localizedCommonNames = localizedCommonNames
+    }
+
+    /// Where `field` came from.
+    public func origin(of field: CareField) -> CareSource {
+        fieldSources?[field] ?? source
     }
 }
 

@@ -106,10 +106,16 @@ public enum Toxicity: String, Hashable, Sendable, Codable, CaseIterable {
     case unknown, none, low, medium, high
 }
 
-/// Where care data came from, best first.
+/// Where care data came from: a whole answer (``CareInfo/source``) or one of its fields (``CareInfo/fieldSources``).
 public enum CareSource: String, Hashable, Sendable, Codable, CaseIterable {
     /// Fetched from Trefle for this request.
     case trefle
+    /// Open Plantbook (open.plantbook.io): measured ranges of temperature, air humidity and light.
+    case openPlantbook = "open_plantbook"
+    /// Perenual (perenual.com): watering, sunlight, hardiness, soil, growth, toxicity.
+    case perenual
+    /// GBIF's backbone taxonomy: the accepted name, family and genus (no care data).
+    case gbif
     /// A fresh cache entry.
     case cache
     /// An expired cache entry whose refresh failed.
@@ -118,6 +124,21 @@ public enum CareSource: String, Hashable, Sendable, Codable, CaseIterable {
     case catalog
     /// Generic defaults: nothing better was known.
     case `default`
+}
+
+/// What kind of plant it is, which decides the defaults of the fields no source knows (``CareProfile``).
+public enum PlantHabit: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Kept indoors all year.
+    case houseplant
+    /// Stores water in fleshy leaves or stems (cacti, echeverias, aloes).
+    case succulent
+    case tree
+    case shrub
+    /// Grown outdoors for its looks: garden and balcony plants.
+    case outdoor
+    /// Grown to be eaten.
+    case vegetable
+    case herb
 }
 
 /// The documented defaults used wherever a source says nothing.

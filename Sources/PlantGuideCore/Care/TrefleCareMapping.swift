@@ -44,8 +44,34 @@ public enum TrefleCareMapping {
             notes: TrefleCareNotes.notes(species, crop: crop),
             source: .trefle,
             fetchedAt: fetchedAt,
-            harvest: crop.map { harvest(species, crop: $0) }
+            harvest: crop.map { harvest(species, crop: $0) },
+            habit: crop.map { $0 == .herb ? .herb : .vegetable },
+            fieldSources: Dictionary(uniqueKeysWithValues: suppliedFields(species, crop: crop).map { ($0, .trefle) })
         )
+    }
+
+    /// The care fields the record has data for; the others hold defaults, for the merge to fill from a better
+    /// source.
+    public static func suppliedFields(_ species: TrefleSpecies, crop: CropKind?) -> Set<CareField> {
+        let growth = species.growth ?? TrefleSpecies.Growth()
+        let checks: [(CareField, Bool)] = [
+            (.commonNames, !species.englishCommonNames.isEmpty),
+            (.family, species.family != nil),
+            (.genus, true),
+            (.habit, crop != nil),
+            (.light, growth.light != nil),
+            (.watering, growth.soilHumidity != nil || growth.minimumPrecipitation?.mm != nil
+                || growth.maximumPrecipitation?.mm != nil || growth.atmosphericHumidity != nil),
+            (.temperature, growth.minimumTemperature?.celsius != nil || growth.maximumTemperature?.celsius != nil),
+            (.fertilizer, growth.soilNutriments != nil || !months(growth.growthMonths).isEmpty || crop != nil),
+            (.humidity, growth.atmosphericHumidity != nil),
+            (.soil, growth.soilTexture != nil || growth.phMinimum != nil || growth.phMaximum != nil),
+            (.growthRate, species.specifications?.growthRate != nil),
+            (.bloomingSeasons, !months(growth.bloomMonths).isEmpty),
+            (.toxicity, species.specifications?.toxicity != nil),
+            (.harvest, crop != nil),
+        ]
+        return Set(checks.filter(\.1).map(\.0))
     }
 
     /// A crop's feeding (``CropCare``): its feed, how often from soil nutriments, in its growing months.

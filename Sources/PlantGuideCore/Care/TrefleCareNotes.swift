@@ -1,7 +1,8 @@
 import Foundation
 
 /// The notes of care info mapped from a Trefle record: how it grows and is sown, spacing, edibility and toxicity,
-/// and, last, every care field the record was silent on and PlantGuide served from a default.
+/// and, last, every care field the record was silent on (filled from another source or a default: the answer's
+/// field sources say which).
 public enum TrefleCareNotes {
     public static func notes(_ species: TrefleSpecies, crop: CropKind?) -> [String] {
         let growth = species.growth ?? TrefleSpecies.Growth()
@@ -16,7 +17,7 @@ public enum TrefleCareNotes {
         }
         let defaulted = defaultedFields(species, crop: crop)
         if !defaulted.isEmpty {
-            notes.append("Trefle has no data for \(defaulted.joined(separator: ", ")); PlantGuide's defaults are used.")
+            notes.append("Trefle has no data for \(defaulted.joined(separator: ", ")).")
         }
         return notes
     }

@@ -22,6 +22,71 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// What kind of plant it is.
+public nonisolated enum Plantguide_Caredata_V1_PlantHabit: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// Kept indoors all year.
+  case houseplant // = 1
+
+  /// Cacti, echeverias, aloes.
+  case succulent // = 2
+  case tree // = 3
+  case shrub // = 4
+
+  /// Garden and balcony plants grown for their looks.
+  case outdoor // = 5
+  case vegetable // = 6
+  case herb // = 7
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .houseplant
+    case 2: self = .succulent
+    case 3: self = .tree
+    case 4: self = .shrub
+    case 5: self = .outdoor
+    case 6: self = .vegetable
+    case 7: self = .herb
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .houseplant: return 1
+    case .succulent: return 2
+    case .tree: return 3
+    case .shrub: return 4
+    case .outdoor: return 5
+    case .vegetable: return 6
+    case .herb: return 7
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Plantguide_Caredata_V1_PlantHabit] = [
+    .unspecified,
+    .houseplant,
+    .succulent,
+    .tree,
+    .shrub,
+    .outdoor,
+    .vegetable,
+    .herb,
+  ]
+
+}
+
 /// What a crop is grown for, which decides how it is fed.
 public nonisolated enum Plantguide_Caredata_V1_CropKind: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
@@ -531,6 +596,15 @@ public nonisolated enum Plantguide_Caredata_V1_CareSource: SwiftProtobuf.Enum, S
 
   /// Generic defaults: nothing better was known.
   case `default` // = 5
+
+  /// Open Plantbook (open.plantbook.io), fetched for this call (as a field's source: also when cached).
+  case openPlantbook // = 6
+
+  /// Perenual (perenual.com), likewise.
+  case perenual // = 7
+
+  /// GBIF's backbone taxonomy: the accepted name, family and genus.
+  case gbif // = 8
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -545,6 +619,9 @@ public nonisolated enum Plantguide_Caredata_V1_CareSource: SwiftProtobuf.Enum, S
     case 3: self = .staleCache
     case 4: self = .catalog
     case 5: self = .default
+    case 6: self = .openPlantbook
+    case 7: self = .perenual
+    case 8: self = .gbif
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -557,6 +634,9 @@ public nonisolated enum Plantguide_Caredata_V1_CareSource: SwiftProtobuf.Enum, S
     case .staleCache: return 3
     case .catalog: return 4
     case .default: return 5
+    case .openPlantbook: return 6
+    case .perenual: return 7
+    case .gbif: return 8
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -569,6 +649,9 @@ public nonisolated enum Plantguide_Caredata_V1_CareSource: SwiftProtobuf.Enum, S
     .staleCache,
     .catalog,
     .default,
+    .openPlantbook,
+    .perenual,
+    .gbif,
   ]
 
 }
@@ -707,11 +790,50 @@ public nonisolated struct Plantguide_Caredata_V1_CareInfo: @unchecked Sendable {
   /// Clears the value of `harvest`. Subsequent reads from it will return its default value.
   public mutating func clearHarvest() {_uniqueStorage()._harvest = nil}
 
+  /// Where each field came from, keyed by the field's name in this message ("temperature", "growth_rate",
+  /// "common_names", "family", "genus", "habit", "light", "watering", "fertilizer", "humidity", "soil",
+  /// "blooming_seasons", "toxicity", "harvest"): the provider or catalog that gave it, or CARE_SOURCE_DEFAULT for a
+  /// value no source has (the typical value for what the plant is, or the care of another species of its genus,
+  /// as the notes say). Never CACHE or STALE_CACHE: `source` says whether the answer was cached. Empty in answers
+  /// of one source, whose fields all come from `source`.
+  public var fieldSources: Dictionary<String,Plantguide_Caredata_V1_CareSource> {
+    get {_storage._fieldSources}
+    set {_uniqueStorage()._fieldSources = newValue}
+  }
+
+  /// What kind of plant it is, when a source says (it decides the defaults).
+  public var habit: Plantguide_Caredata_V1_PlantHabit {
+    get {_storage._habit}
+    set {_uniqueStorage()._habit = newValue}
+  }
+
+  /// Common names in every language a source gave (`common_names` holds the English ones).
+  public var localizedCommonNames: [Plantguide_Caredata_V1_LocalizedName] {
+    get {_storage._localizedCommonNames}
+    set {_uniqueStorage()._localizedCommonNames = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A common name in one language.
+public nonisolated struct Plantguide_Caredata_V1_LocalizedName: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var name: String = String()
+
+  /// ISO 639-1 code, e.g. "en", "ru".
+  public var language: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// What is harvested from a crop or herb, and when.
@@ -831,6 +953,10 @@ public nonisolated struct Plantguide_Caredata_V1_FertilizerSchedule: Sendable {
 
 fileprivate nonisolated let _protobuf_package = "plantguide.caredata.v1"
 
+nonisolated extension Plantguide_Caredata_V1_PlantHabit: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PLANT_HABIT_UNSPECIFIED\0\u{1}PLANT_HABIT_HOUSEPLANT\0\u{1}PLANT_HABIT_SUCCULENT\0\u{1}PLANT_HABIT_TREE\0\u{1}PLANT_HABIT_SHRUB\0\u{1}PLANT_HABIT_OUTDOOR\0\u{1}PLANT_HABIT_VEGETABLE\0\u{1}PLANT_HABIT_HERB\0")
+}
+
 nonisolated extension Plantguide_Caredata_V1_CropKind: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CROP_KIND_UNSPECIFIED\0\u{1}CROP_KIND_LEAF\0\u{1}CROP_KIND_FRUIT\0\u{1}CROP_KIND_ROOT\0\u{1}CROP_KIND_HERB\0")
 }
@@ -872,12 +998,12 @@ nonisolated extension Plantguide_Caredata_V1_Toxicity: SwiftProtobuf._ProtoNameP
 }
 
 nonisolated extension Plantguide_Caredata_V1_CareSource: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CARE_SOURCE_UNSPECIFIED\0\u{1}CARE_SOURCE_TREFLE\0\u{1}CARE_SOURCE_CACHE\0\u{1}CARE_SOURCE_STALE_CACHE\0\u{1}CARE_SOURCE_CATALOG\0\u{1}CARE_SOURCE_DEFAULT\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CARE_SOURCE_UNSPECIFIED\0\u{1}CARE_SOURCE_TREFLE\0\u{1}CARE_SOURCE_CACHE\0\u{1}CARE_SOURCE_STALE_CACHE\0\u{1}CARE_SOURCE_CATALOG\0\u{1}CARE_SOURCE_DEFAULT\0\u{1}CARE_SOURCE_OPEN_PLANTBOOK\0\u{1}CARE_SOURCE_PERENUAL\0\u{1}CARE_SOURCE_GBIF\0")
 }
 
 nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CareInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}common_names\0\u{1}family\0\u{1}genus\0\u{3}trefle_id\0\u{1}light\0\u{1}watering\0\u{1}temperature\0\u{1}fertilizer\0\u{1}humidity\0\u{1}soil\0\u{3}growth_rate\0\u{3}blooming_seasons\0\u{1}toxicity\0\u{1}notes\0\u{1}source\0\u{3}fetched_at\0\u{1}stale\0\u{1}harvest\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scientific_name\0\u{3}common_names\0\u{1}family\0\u{1}genus\0\u{3}trefle_id\0\u{1}light\0\u{1}watering\0\u{1}temperature\0\u{1}fertilizer\0\u{1}humidity\0\u{1}soil\0\u{3}growth_rate\0\u{3}blooming_seasons\0\u{1}toxicity\0\u{1}notes\0\u{1}source\0\u{3}fetched_at\0\u{1}stale\0\u{1}harvest\0\u{3}field_sources\0\u{1}habit\0\u{3}localized_common_names\0")
 
   fileprivate class _StorageClass {
     var _scientificName: String = String()
@@ -899,6 +1025,9 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
     var _fetchedAt: SwiftProtobuf.Google_Protobuf_Timestamp? = nil
     var _stale: Bool = false
     var _harvest: Plantguide_Caredata_V1_Harvest? = nil
+    var _fieldSources: Dictionary<String,Plantguide_Caredata_V1_CareSource> = [:]
+    var _habit: Plantguide_Caredata_V1_PlantHabit = .unspecified
+    var _localizedCommonNames: [Plantguide_Caredata_V1_LocalizedName] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -928,6 +1057,9 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
       _fetchedAt = source._fetchedAt
       _stale = source._stale
       _harvest = source._harvest
+      _fieldSources = source._fieldSources
+      _habit = source._habit
+      _localizedCommonNames = source._localizedCommonNames
     }
   }
 
@@ -965,6 +1097,9 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
         case 17: try { try decoder.decodeSingularMessageField(value: &_storage._fetchedAt) }()
         case 18: try { try decoder.decodeSingularBoolField(value: &_storage._stale) }()
         case 19: try { try decoder.decodeSingularMessageField(value: &_storage._harvest) }()
+        case 20: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufEnumMap<SwiftProtobuf.ProtobufString,Plantguide_Caredata_V1_CareSource>.self, value: &_storage._fieldSources) }()
+        case 21: try { try decoder.decodeSingularEnumField(value: &_storage._habit) }()
+        case 22: try { try decoder.decodeRepeatedMessageField(value: &_storage._localizedCommonNames) }()
         default: break
         }
       }
@@ -1034,6 +1169,15 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
       try { if let v = _storage._harvest {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
       } }()
+      if !_storage._fieldSources.isEmpty {
+        try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufEnumMap<SwiftProtobuf.ProtobufString,Plantguide_Caredata_V1_CareSource>.self, value: _storage._fieldSources, fieldNumber: 20)
+      }
+      if _storage._habit != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._habit, fieldNumber: 21)
+      }
+      if !_storage._localizedCommonNames.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._localizedCommonNames, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1062,10 +1206,48 @@ nonisolated extension Plantguide_Caredata_V1_CareInfo: SwiftProtobuf.Message, Sw
         if _storage._fetchedAt != rhs_storage._fetchedAt {return false}
         if _storage._stale != rhs_storage._stale {return false}
         if _storage._harvest != rhs_storage._harvest {return false}
+        if _storage._fieldSources != rhs_storage._fieldSources {return false}
+        if _storage._habit != rhs_storage._habit {return false}
+        if _storage._localizedCommonNames != rhs_storage._localizedCommonNames {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_LocalizedName: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LocalizedName"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}language\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.language) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_LocalizedName, rhs: Plantguide_Caredata_V1_LocalizedName) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.language != rhs.language {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -8,7 +8,8 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// plantguide-caredata: how to care for a species (Trefle, a 7-day cache, and an offline catalog).
+/// plantguide-caredata: how to care for a species (Trefle, Open Plantbook, Perenual and an offline catalog, merged
+/// field by field behind a 7-day cache; GBIF for names).
 
 import SwiftProtobuf
 
@@ -217,11 +218,57 @@ public nonisolated struct Plantguide_Caredata_V1_GetStatusResponse: @unchecked S
     set {_uniqueStorage()._catalogSpecies = newValue}
   }
 
+  /// Every provider (Trefle, Open Plantbook, Perenual, GBIF), configured or not.
+  public var providers: [Plantguide_Caredata_V1_ProviderStatus] {
+    get {_storage._providers}
+    set {_uniqueStorage()._providers = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// One care-data provider's state, learnt from the service's own requests.
+public nonisolated struct Plantguide_Caredata_V1_ProviderStatus: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Which provider: CARE_SOURCE_TREFLE, _OPEN_PLANTBOOK, _PERENUAL or _GBIF.
+  public var source: Plantguide_Caredata_V1_CareSource = .unspecified
+
+  /// Its name in words, e.g. "Open Plantbook".
+  public var name: String = String()
+
+  /// Reachability, last success and failure, requests and 429s, as for Trefle.
+  public var status: Plantguide_Caredata_V1_TrefleStatus {
+    get {_status ?? Plantguide_Caredata_V1_TrefleStatus()}
+    set {_status = newValue}
+  }
+  /// Returns true if `status` has been explicitly set.
+  public var hasStatus: Bool {self._status != nil}
+  /// Clears the value of `status`. Subsequent reads from it will return its default value.
+  public mutating func clearStatus() {self._status = nil}
+
+  /// Perenual only: requests left in today's budget (UTC days); absent for the others and when it is off.
+  public var dailyBudgetLeft: UInt32 {
+    get {_dailyBudgetLeft ?? 0}
+    set {_dailyBudgetLeft = newValue}
+  }
+  /// Returns true if `dailyBudgetLeft` has been explicitly set.
+  public var hasDailyBudgetLeft: Bool {self._dailyBudgetLeft != nil}
+  /// Clears the value of `dailyBudgetLeft`. Subsequent reads from it will return its default value.
+  public mutating func clearDailyBudgetLeft() {self._dailyBudgetLeft = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _status: Plantguide_Caredata_V1_TrefleStatus? = nil
+  fileprivate var _dailyBudgetLeft: UInt32? = nil
 }
 
 public nonisolated struct Plantguide_Caredata_V1_TrefleStatus: Sendable {
@@ -721,12 +768,13 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusRequest: SwiftProtobuf.Mes
 
 nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetStatusResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}trefle\0\u{1}cache\0\u{3}catalog_species\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}trefle\0\u{1}cache\0\u{3}catalog_species\0\u{1}providers\0")
 
   fileprivate class _StorageClass {
     var _trefle: Plantguide_Caredata_V1_TrefleStatus? = nil
     var _cache: Plantguide_Caredata_V1_GetCacheStatsResponse? = nil
     var _catalogSpecies: UInt32 = 0
+    var _providers: [Plantguide_Caredata_V1_ProviderStatus] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -740,6 +788,7 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Me
       _trefle = source._trefle
       _cache = source._cache
       _catalogSpecies = source._catalogSpecies
+      _providers = source._providers
     }
   }
 
@@ -761,6 +810,7 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Me
         case 1: try { try decoder.decodeSingularMessageField(value: &_storage._trefle) }()
         case 2: try { try decoder.decodeSingularMessageField(value: &_storage._cache) }()
         case 3: try { try decoder.decodeSingularUInt32Field(value: &_storage._catalogSpecies) }()
+        case 4: try { try decoder.decodeRepeatedMessageField(value: &_storage._providers) }()
         default: break
         }
       }
@@ -782,6 +832,9 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Me
       if _storage._catalogSpecies != 0 {
         try visitor.visitSingularUInt32Field(value: _storage._catalogSpecies, fieldNumber: 3)
       }
+      if !_storage._providers.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._providers, fieldNumber: 4)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -794,10 +847,60 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Me
         if _storage._trefle != rhs_storage._trefle {return false}
         if _storage._cache != rhs_storage._cache {return false}
         if _storage._catalogSpecies != rhs_storage._catalogSpecies {return false}
+        if _storage._providers != rhs_storage._providers {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_ProviderStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ProviderStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}source\0\u{1}name\0\u{1}status\0\u{3}daily_budget_left\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.source) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._status) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self._dailyBudgetLeft) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.source != .unspecified {
+      try visitor.visitSingularEnumField(value: self.source, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    try { if let v = self._status {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._dailyBudgetLeft {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_ProviderStatus, rhs: Plantguide_Caredata_V1_ProviderStatus) -> Bool {
+    if lhs.source != rhs.source {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs._status != rhs._status {return false}
+    if lhs._dailyBudgetLeft != rhs._dailyBudgetLeft {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,18 +1,18 @@
 import Foundation
 import Synchronization
 
-/// What the last Trefle requests found, for the status screen: whether Trefle answered, and the last failure.
+/// What the last requests to a provider found, for the status screen: whether it answered, and the last failure.
 /// Learnt from the requests the service makes anyway; nothing is sent just to find out.
-public struct TrefleReachability: Sendable, Equatable {
+public struct ProviderReachability: Sendable, Equatable {
     /// The state the last finished request left.
     public enum State: Sendable, Equatable {
-        /// No token: Trefle is never asked.
+        /// No credentials: the provider is never asked.
         case notConfigured
         /// Configured, but no request has finished since the service started.
         case unknown
-        /// The last request got an answer (a 404 for an unknown species counts: Trefle answered).
+        /// The last request got an answer (a 404 for an unknown species counts: the provider answered).
         case reachable
-        /// The last request found Trefle down, too slow or answering nonsense.
+        /// The last request found the provider down, too slow or answering nonsense.
         case unreachable
         /// The last request was refused with 429 (or our own limiter would have waited too long).
         case rateLimited
@@ -31,15 +31,18 @@ public struct TrefleReachability: Sendable, Equatable {
     }
 }
 
-/// Records the outcome of each Trefle request. Thread-safe; cheap enough for every request.
-final class TrefleReachabilityRecorder: Sendable {
-    private let record: Mutex<TrefleReachability>
+/// Trefle's reachability (the status message still carries its name).
+public typealias TrefleReachability = ProviderReachability
+
+/// Records the outcome of each request to a provider. Thread-safe; cheap enough for every request.
+final class ProviderReachabilityRecorder: Sendable {
+    private let record: Mutex<ProviderReachability>
 
     init(configured: Bool) {
-        record = Mutex(TrefleReachability(state: configured ? .unknown : .notConfigured))
+        record = Mutex(ProviderReachability(state: configured ? .unknown : .notConfigured))
     }
 
-    var current: TrefleReachability { record.withLock { $0 } }
+    var current: ProviderReachability { record.withLock { $0 } }
 
     func answered(at time: Date = Date()) {
         record.withLock {
@@ -48,8 +51,8 @@ final class TrefleReachabilityRecorder: Sendable {
         }
     }
 
-    func failed(_ error: TrefleError, at time: Date = Date()) {
-        let state: TrefleReachability.State
+    func failed(_ error: ProviderError, at time: Date = Date()) {
+        let state: ProviderReachability.State
         switch error.code {
         case .notConfigured: return
         case .notFound: return answered(at: time)

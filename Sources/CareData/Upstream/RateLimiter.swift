@@ -1,6 +1,6 @@
 import PlantGuideCore
 
-/// The Trefle client's request budget: a token bucket shared by every request, blocked further when Trefle
+/// A provider client's request budget: a token bucket shared by every request, blocked further when the provider
 /// answers 429.
 actor RateLimiter {
     private var bucket: TokenBucket<ContinuousClock.Instant>
@@ -10,17 +10,17 @@ actor RateLimiter {
     }
 
     /// Waits for a token, at most `maxWait`.
-    /// - Throws: `TrefleError.rateLimited` when the wait would be longer.
-    func acquire(maxWait: Duration) async throws {
+    /// - Throws: `ProviderError.rateLimited` when the wait would be longer.
+    func acquire(maxWait: Duration, provider: String) async throws {
         while let wait = bucket.take(now: .now) {
             guard wait <= maxWait else {
-                throw TrefleError(.rateLimited, "client-side rate limit reached; retry in \(wait)", retryAfter: wait)
+                throw ProviderError(.rateLimited, "client-side rate limit reached; retry in \(wait)", retryAfter: wait, provider: provider)
             }
             try await Task.sleep(for: wait)
         }
     }
 
-    /// Grants nothing for `duration` (Trefle said so).
+    /// Grants nothing for `duration` (the provider said so).
     func block(for duration: Duration) {
         bucket.block(until: .now + duration)
     }
