@@ -176,7 +176,7 @@ let package = Package(
             ],
             path: "Tests/PlantGuideTestSupport",
             exclude: ["Fixtures/README.md"],
-            resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet")],
+            resources: [.copy("Fixtures/trefle"), .copy("Fixtures/plantnet"), .copy("Fixtures/providers")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -94,7 +94,11 @@ struct PerenualProvider: CareDataProvider {
         guard let match = try await client.search(name.canonical).first(where: { summary in
             summary.scientificNames.contains { CareCache.key(for: $0) == key }
         }) else { return nil }
-        let details = try await client.details(id: match.id)
-        return ProviderRecord(care: PerenualMapping.careInfo(from: details.species, fetchedAt: fetchedAt), raw: details.raw)
+        do {
+            let details = try await client.details(id: match.id)
+            return ProviderRecord(care: PerenualMapping.careInfo(from: details.species, fetchedAt: fetchedAt), raw: details.raw)
+        } catch let error as ProviderError where error.code == .notFound {
+            return nil
+        }
     }
 }

@@ -53,7 +53,7 @@ public final class PerenualClient: Sendable {
     public func details(id: Int) async throws -> (species: PerenualSpecies, raw: Data) {
         let (object, raw) = try await get(["api", "v2", "species", "details", String(id)], query: [:])
         guard let species = PerenualSpecies(object) else {
-            throw requester.error(.badResponse, "Perenual's details of species \(id) have no id")
+            throw requester.unreadable("Perenual's details of species \(id) have no id")
         }
         return (species, raw)
     }
@@ -66,7 +66,7 @@ public final class PerenualClient: Sendable {
         let url = UpstreamRequester.url(configuration.baseURL, path, query: query.merging(["key": key]) { $1 })
         let response = try await requester.send(HTTPRequest(url: url, headers: ["Accept": "application/json"]))
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
-            throw requester.error(.badResponse, "Perenual's answer for \(url.path) is not a JSON object")
+            throw requester.unreadable("Perenual's answer for \(url.path) is not a JSON object")
         }
         return (object, response.body)
     }

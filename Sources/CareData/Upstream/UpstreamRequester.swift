@@ -114,11 +114,16 @@ final class UpstreamRequester: Sendable {
         do {
             return try decoder.decode(Body.self, from: response.body)
         } catch {
-            let failure = self.error(.badResponse, "cannot read \(provider)'s answer for \(url.path): \(DecodingProblem.describe(error))")
-            reachability.failed(failure)
-            breaker.failed()
-            throw failure
+            throw unreadable("cannot read \(provider)'s answer for \(url.path): \(DecodingProblem.describe(error))")
         }
+    }
+
+    /// A 2xx answer that cannot be read, recorded as the failure it is (the provider is answering nonsense).
+    func unreadable(_ message: String) -> ProviderError {
+        let failure = error(.badResponse, message)
+        reachability.failed(failure)
+        breaker.failed()
+        return failure
     }
 
     /// How long a 429 asks us to wait: `Retry-After` seconds, else `RateLimit-Reset` (epoch seconds), else 60 s.
