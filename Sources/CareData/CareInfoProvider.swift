@@ -12,7 +12,7 @@ import Synchronization
 /// 3. Each provider's record comes from the cache while fresh (7 days; "not found" for 1 day), else from one fetch
 ///    shared by concurrent requests; when the fetch fails, from the stale entry (the answer is then flagged stale);
 ///    a provider that fails, throttles or is off changes only the fields it would have given.
-/// 4. Fields no source has: the catalog's care of the genus, else the defaults of what the plant is
+/// 4. Fields no source has: the catalog's care of another species of the genus, else the defaults of what the plant is
 ///    (``CareProfile``), each marked `default`. Nothing at all known: NOT_FOUND saying what was tried.
 public final class CareInfoProvider: Sendable {
     public let configuration: CareDataConfiguration
@@ -87,8 +87,7 @@ public final class CareInfoProvider: Sendable {
             }
         }
         if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
-        let knowsSpecies = records.keys.contains { $0 != .gbif }
-        let standIn = knowsSpecies ? nil : catalog.care(forGenus: name.genus)
+        let standIn = records[.catalog] == nil ? catalog.care(forGenus: name.genus) : nil
         guard var care = CareMerge.merge(name: name.canonical, records: records, standIn: standIn, now: configuration.now()) else {
             let attempts = tried + ["catalog: neither \(name.canonical) nor the genus \(name.genus)"]
             throw CareDataError(.notFound, "no care data for \(name.canonical); tried \(attempts.joined(separator: "; "))")

@@ -21,11 +21,16 @@ public struct CareCatalog: Sendable {
     /// The catalog shipped in this module's resources.
     /// - Throws: `CatalogError` naming the line when the file is malformed.
     public static func bundled() throws -> CareCatalog {
+        try CareCatalog(parsing: try bundledText())
+    }
+
+    /// The text of the shipped catalog.
+    static func bundledText() throws -> String {
         guard let url = Bundle.module.url(forResource: "catalog", withExtension: "psv"),
               let text = try? String(contentsOf: url, encoding: .utf8) else {
             throw CatalogError(line: 0, message: "catalog.psv is missing from the CareData resources")
         }
-        return try CareCatalog(parsing: text)
+        return text
     }
 
     /// Parses catalog text (see `Resources/catalog.psv`).

@@ -29,7 +29,8 @@ enum CareMerge {
     /// The answer for `name` from `records` (by the source they came from), or nil when no record knows any care
     /// field (then nothing is known of the plant).
     /// - Parameters:
-    ///   - stand-in: care of another species of the same genus, for fields no record has, marked `default`.
+    ///   - standIn: care of another species of the same genus, for the fields no record has (marked `default`), so
+    ///     that a provider that fails changes only the fields it gives.
     static func merge(name: String, records: [CareSource: CareInfo], standIn: CareInfo?, now: Date) -> CareInfo? {
         let careFields = CareField.allCases.filter { ![.commonNames, .family, .genus, .habit].contains($0) }
         guard careFields.contains(where: { field in records.contains { $0.key != .gbif && supplies($0.value, field, as: $0.key) } })
@@ -48,16 +49,23 @@ enum CareMerge {
             minimumCelsius: sources[.temperature] != nil ? care.temperature.minimumCelsius : standIn?.temperature.minimumCelsius,
             isCrop: care.harvest != nil)
         var defaulted: [CareField] = []
+        var borrowed: [CareField] = []
         for field in careFields where sources[field] == nil {
             sources[field] = .default
-            if let standIn { copy(field, from: standIn, to: &care) } else { defaulted.append(field) }
+            if let standIn {
+                copy(field, from: standIn, to: &care)
+                borrowed.append(field)
+            } else {
+                defaulted.append(field)
+            }
         }
         care = profile.fill(care, known: Set(CareField.allCases.filter { !defaulted.contains($0) }))
         if care.family.isEmpty, let family = standIn?.family { care.family = family }
         care.notes = notes(records: records, sources: sources)
-        if let standIn {
-            care.notes.insert("No care data for \(name) itself: the fields no source has are the care of \(standIn.scientificName), "
-                              + "of the same genus.", at: 0)
+        if let standIn, !borrowed.isEmpty {
+            let which = borrowed.count == careFields.count ? "all its care" : borrowed.map(\.words).joined(separator: ", ")
+            care.notes.insert("No source has \(which) for \(name) itself: this is the care of \(standIn.scientificName), of the same genus.",
+                              at: 0)
         }
         let unknown = defaulted.filter { ![.harvest, .bloomingSeasons, .toxicity].contains($0) }
         if !unknown.isEmpty {

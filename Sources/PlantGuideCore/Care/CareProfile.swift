@@ -27,7 +27,7 @@ public enum CareProfile: String, Hashable, Sendable, CaseIterable {
     /// The kind of a plant from what is known of it.
     /// - Parameters:
     ///   - habit: what a source says the plant is.
-    ///   - family: its family, for succulents and crops no source classed.
+    ///   - family: its family, for succulents, trees and crops no source classed.
     ///   - minimumCelsius: the lowest temperature a source gives: below 0 °C means frost-hardy.
     ///   - isCrop: whether something of it is harvested.
     public static func kind(habit: PlantHabit?, family: String, minimumCelsius: Double?, isCrop: Bool) -> CareProfile {
@@ -40,6 +40,7 @@ public enum CareProfile: String, Hashable, Sendable, CaseIterable {
         case .outdoor?: return frostHardy == false ? .tenderOutdoor : .hardyOutdoor
         case .vegetable?, .succulent?, nil: break
         }
+        if habit == nil && !isCrop && woodyFamilies.contains(family) { return .woody }
         if habit == .vegetable || isCrop {
             if let frostHardy { return frostHardy ? .coolSeasonCrop : .warmSeasonCrop }
             return warmSeasonCropFamilies.contains(family) ? .warmSeasonCrop : .coolSeasonCrop
@@ -49,6 +50,11 @@ public enum CareProfile: String, Hashable, Sendable, CaseIterable {
 
     /// Families whose members people grow as succulents.
     static let succulentFamilies: Set<String> = ["Cactaceae", "Crassulaceae", "Aizoaceae", "Asphodelaceae"]
+    /// Families of trees and shrubs only (maples, pines, oaks, birches, cypresses, yews, walnuts, elms, planes, willows).
+    static let woodyFamilies: Set<String> = [
+        "Aceraceae", "Pinaceae", "Fagaceae", "Betulaceae", "Cupressaceae", "Taxaceae", "Juglandaceae", "Ulmaceae", "Platanaceae",
+        "Salicaceae",
+    ]
     /// Crop families sown after the last frost (tomatoes, squash, maize); other crops are taken as cool-season.
     static let warmSeasonCropFamilies: Set<String> = ["Solanaceae", "Cucurbitaceae", "Poaceae", "Malvaceae", "Convolvulaceae"]
 
