@@ -91,7 +91,7 @@ class Stack:
         log = self.logs.setdefault(name, open(os.path.join(self.root, name + ".log"), "ab"))
         running = self.processes.setdefault(name, [None] * len(self.ports[name]))
         for index in replicas:
-            environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_PLANTNET_KEY="",
+            environment = dict(os.environ, PLANTGUIDE_MODEL="none", PLANTGUIDE_TREFLE_TOKEN="", PLANTGUIDE_GBIF_URL="off", PLANTGUIDE_PLANTNET_KEY="",
                                PLANTGUIDE_REMINDERS_BIND=self.reminders[index if name == "scheduling" else 0],
                                PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS="1")
             environment.update(self.environment)

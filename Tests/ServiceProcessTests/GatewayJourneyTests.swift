@@ -59,7 +59,8 @@ struct GatewayJourneyTests {
                         "plantguide-\(name)", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
                         environment: [
                             "PLANTGUIDE_PLANTNET_URL": plantnet.baseURL.absoluteString, "PLANTGUIDE_PLANTNET_KEY": "k",
-                            "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_REMINDERS_BIND": reminders,
+                            "PLANTGUIDE_MODEL": "none", "PLANTGUIDE_TREFLE_TOKEN": "", "PLANTGUIDE_GBIF_URL": "off",
+                            "PLANTGUIDE_REMINDERS_BIND": reminders,
                             "PLANTGUIDE_REMINDER_INTERVAL_MS": "100", "PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS": "1",
                             "PLANTGUIDE_VAPID_PRIVATE_KEY": Self.vapidKey.privateKeyPEM, "PLANTGUIDE_VAPID_SUBJECT": Self.vapidKey.subject,
                         ].merging(databases[name] ?? [:]) { $1 }.merging(serviceExtra) { $1 }.merging(logFormat) { $1 },

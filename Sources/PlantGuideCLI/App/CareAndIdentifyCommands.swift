@@ -4,7 +4,7 @@ import Foundation
 /// `plantguide care SPECIES`: how to care for a species.
 struct CareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "care", abstract: "How to care for a species.")
-    @Argument(help: "A scientific name, e.g. \"Ficus lyrata\".") var species: String
+    @Argument(help: "A scientific name, e.g. \"Ficus lyrata\", or a common name the offline catalog knows.") var species: String
     @Flag(help: "Print the gateway's JSON.") var json = false
 
     func run() async throws {
@@ -15,12 +15,13 @@ struct CareCommand: AsyncParsableCommand {
             let care = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["careInfo"] as? [String: Any] ?? [:]
             let common = (care["commonNames"] as? [String])?.first.map { " (\($0))" } ?? ""
             print("\(care["scientificName"] as? String ?? species)\(common), from \(CareWords.source(care["source"]))")
-            TextTable.print(header: ["CARE", "ADVICE"], rows: [
-                ["water", CareWords.watering(care)],
-                ["light", CareWords.light(care)],
-                ["feed", CareWords.fertilizer(care)],
-                ["temperature", CareWords.temperature(care)],
-            ] + CareWords.more(care))
+            let rows = CareWords.rows(care)
+            TextTable.print(header: ["CARE", "ADVICE", "FROM"], rows: rows, style: { row, column in
+                column == 2 && rows[row][2] == "default" ? .dim : nil
+            })
+            if rows.contains(where: { $0[2] == "default" }) {
+                print("(\"default\": no source has it; the value is typical of this kind of plant, as the notes say)")
+            }
             for note in care["notes"] as? [String] ?? [] { print("- \(note)") }
         }
     }

@@ -87,23 +87,47 @@ enum CareWords {
         return "\(low) to \(high) °C" + (range["frostTolerant"] as? Bool == true ? ", survives frost" : "")
     }
 
-    /// Harvest, humidity, toxicity, growth and soil, as far as known, as table rows.
-    static func more(_ care: [String: Any]) -> [[String]] {
-        [("harvest", harvest(care)),
-         ("humidity", words(care["humidity"], prefix: "HUMIDITY_LEVEL")), ("toxicity", words(care["toxicity"], prefix: "TOXICITY")),
-         ("growth", words(care["growthRate"], prefix: "GROWTH_RATE")), ("soil", (care["soil"] as? String)?.nonEmpty)]
-            .compactMap { label, value in value.map { [label, $0] } }
+    /// Every piece of advice as a table row: what, the advice, where it came from. Harvest, humidity, toxicity,
+    /// growth and soil only as far as known.
+    static func rows(_ care: [String: Any]) -> [[String]] {
+        let rows: [(String, String, String?)] = [
+            ("water", "watering", watering(care)), ("light", "light", light(care)), ("feed", "fertilizer", fertilizer(care)),
+            ("temperature", "temperature", temperature(care)), ("harvest", "harvest", harvest(care)),
+            ("humidity", "humidity", words(care["humidity"], prefix: "HUMIDITY_LEVEL")),
+            ("toxicity", "toxicity", words(care["toxicity"], prefix: "TOXICITY")),
+            ("growth", "growth_rate", words(care["growthRate"], prefix: "GROWTH_RATE")), ("soil", "soil", (care["soil"] as? String)?.nonEmpty),
+        ]
+        return rows.compactMap { label, field, value in value.map { [label, $0, origin(care, field)] } }
     }
 
-    /// Where the advice came from: "Trefle", "the offline catalog".
+    /// Where the advice as a whole came from: "Trefle", "the offline catalog".
     static func source(_ value: Any?) -> String {
         switch value as? String {
-        case "CARE_SOURCE_TREFLE", "CARE_SOURCE_CACHE": "Trefle"
-        case "CARE_SOURCE_STALE_CACHE": "Trefle, some time ago"
-        case "CARE_SOURCE_CATALOG": "the offline catalog"
+        case "CARE_SOURCE_CACHE": "PlantGuide's cache of its providers"
+        case "CARE_SOURCE_STALE_CACHE": "an old copy (the providers could not be reached)"
         case "CARE_SOURCE_DEFAULT": "general defaults (nothing better is known)"
+        case let other: fieldSource(other)
+        }
+    }
+
+    /// Where one piece of advice came from: "Open Plantbook", "default" (a value no source has).
+    static func fieldSource(_ value: Any?) -> String {
+        switch value as? String {
+        case "CARE_SOURCE_TREFLE": "Trefle"
+        case "CARE_SOURCE_OPEN_PLANTBOOK": "Open Plantbook"
+        case "CARE_SOURCE_PERENUAL": "Perenual"
+        case "CARE_SOURCE_GBIF": "GBIF"
+        case "CARE_SOURCE_CATALOG": "the offline catalog"
+        case "CARE_SOURCE_DEFAULT": "default"
         default: "unknown"
         }
+    }
+
+    /// The source of the field `name` (as the wire names it: "growth_rate"); the answer's own source when the
+    /// answer came from one source.
+    static func origin(_ care: [String: Any], _ name: String) -> String {
+        let sources = care["fieldSources"] as? [String: Any] ?? [:]
+        return fieldSource(sources[name] ?? care["source"])
     }
 }
 
