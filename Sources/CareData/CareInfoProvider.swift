@@ -140,7 +140,8 @@ public final class CareInfoProvider: Sendable {
         }
     }
 
-    /// Drops the cache entries of a name (every provider's) or of a Trefle id; returns whether there was one.
+    /// Drops the cache entries of a name (every provider's, and GBIF's match of it) or of a Trefle id; returns
+    /// whether there was one.
     public func invalidate(scientificName: String?, trefleID: Int?) async throws -> Bool {
         let name = scientificName.flatMap(ScientificName.init)
         guard name != nil || trefleID != nil else {
@@ -148,8 +149,9 @@ public final class CareInfoProvider: Sendable {
         }
         var removed = false
         if let name {
-            for provider in providers where provider.source != .trefle {
-                if try await cache.remove(key: provider.cacheKey(name), trefleID: nil) { removed = true }
+            let asked = scientificName.map { "gbif:" + $0.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased() }
+            for key in providers.filter({ $0.source != .trefle }).map({ $0.cacheKey(name) }) + [asked].compactMap({ $0 }) {
+                if try await cache.remove(key: key, trefleID: nil) { removed = true }
             }
         }
         if try await cache.remove(key: name.map(CareCache.key(for:)), trefleID: trefleID) { removed = true }

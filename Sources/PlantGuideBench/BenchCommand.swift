@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Run.self, Call.self, SeedCollection.self, ThumbnailBench.self, ScheduleBench.self, DueQueryBench.self,
             InferenceBench.self, IdentifyBench.self, PhotoCommand.self, HTTPLoad.self, AppMixLoad.self, GrowthBench.self, StorageBench.self,
-            RemindersBench.self,
+            RemindersBench.self, CareDataColdBench.self, CareDataMixBench.self,
         ])
 }
 
