@@ -24,6 +24,7 @@ public final class CareInfoProvider: Sendable {
     public let catalog: CareCatalog
     private let providers: [any CareDataProvider]
     private let inflight = Mutex<[String: Task<Outcome, Never>]>([:])
+    private let merged = MergedAnswers()
     private let counters = Counters()
 
     /// What one upstream fetch ended with: a record (nil: the provider has no such species) or a failure.
@@ -34,8 +35,8 @@ public final class CareInfoProvider: Sendable {
 
     /// What a lookup of one provider found.
     enum Lookup: Sendable {
-        /// A fresh cache entry (nil: cached "not found").
-        case cached(CareInfo?)
+        /// A fresh cache entry (nil: cached "not found"), fetched at that time.
+        case cached(CareInfo?, Date)
         /// Fetched for this request (nil: the provider has no such species).
         case fetched(CareInfo?)
         /// The fetch failed and an expired entry stands in.
@@ -61,6 +62,10 @@ public final class CareInfoProvider: Sendable {
     /// Care info by scientific or common name.
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
     public func careInfo(scientificName text: String) async throws -> CareInfo {
+        if let care = merged.answer(text, now: configuration.now()) {
+            counters.hits.increment()
+            return care
+        }
         let resolution = try await resolve(text)
         let name = resolution.name
         var records: [CareSource: CareInfo] = [:]
@@ -80,8 +85,8 @@ public final class CareInfoProvider: Sendable {
             let lookup = try await self.lookup(provider, name)
             lookups[provider.source] = lookup
             switch lookup {
-            case .cached(let care?), .fetched(let care?), .stale(let care, _): records[provider.source] = care
-            case .cached(nil): tried.append("\(provider.name): no such species (answer cached)")
+            case .cached(let care?, _), .fetched(let care?), .stale(let care, _): records[provider.source] = care
+            case .cached(nil, _): tried.append("\(provider.name): no such species (answer cached)")
             case .fetched(nil): tried.append("\(provider.name): no such species")
             case .failed(let error): tried.append("\(provider.name): \(error.message)")
             }
@@ -99,7 +104,29 @@ public final class CareInfoProvider: Sendable {
             guard case .failed(let error)? = lookups[provider.source] else { continue }
             care.notes.append("\(provider.name) could not be asked (\(error.message)); the fields it gives came from other sources.")
         }
+        if let validUntil = validUntil(Array(lookups.values) + [resolution.lookup].compactMap { $0 }) {
+            merged.keep(care, for: text, until: validUntil)
+        }
         return care
+    }
+
+    /// When the first of `lookups`' records expires; nil when one was stale or failed (such an answer is not kept).
+    private func validUntil(_ lookups: [Lookup]) -> Date? {
+        let now = configuration.now()
+        var until = now.addingTimeInterval(Self.seconds(configuration.cacheTTL))
+        for lookup in lookups {
+            let expiry: Date
+            switch lookup {
+            case .cached(let care, let fetchedAt):
+                expiry = fetchedAt.addingTimeInterval(Self.seconds(care == nil ? configuration.notFoundTTL : configuration.cacheTTL))
+            case .fetched(let care):
+                expiry = now.addingTimeInterval(Self.seconds(care == nil ? configuration.notFoundTTL : configuration.cacheTTL))
+            case .stale, .failed:
+                return nil
+            }
+            until = min(until, expiry)
+        }
+        return until
     }
 
     /// Care info by Trefle species id, with the fields Trefle lacks from the catalog or the defaults.
@@ -147,6 +174,7 @@ public final class CareInfoProvider: Sendable {
         guard name != nil || trefleID != nil else {
             throw CareDataError.invalidArgument("key", .required, "give a scientific name or a Trefle id")
         }
+        merged.removeAll()
         var removed = false
         if let name {
             let asked = scientificName.map { "gbif:" + $0.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased() }
@@ -207,12 +235,12 @@ public final class CareInfoProvider: Sendable {
             return (care, raw, nil)
         }
         switch lookup {
-        case .cached(let care?), .fetched(let care?), .stale(let care, _):
-            guard let accepted = ScientificName(care.scientificName) else { return NameResolution(name: written) }
+        case .cached(let care?, _), .fetched(let care?), .stale(let care, _):
+            guard let accepted = ScientificName(care.scientificName) else { return NameResolution(name: written, lookup: lookup) }
             let note = accepted == written ? nil : "GBIF accepts “\(written.canonical)” as \(accepted.canonical)."
-            return NameResolution(name: accepted, gbif: care, note: note)
-        case .cached(nil), .fetched(nil), .failed:
-            return NameResolution(name: written)
+            return NameResolution(name: accepted, gbif: care, note: note, lookup: lookup)
+        case .cached(nil, _), .fetched(nil), .failed:
+            return NameResolution(name: written, lookup: lookup)
         }
     }
 
@@ -232,7 +260,7 @@ public final class CareInfoProvider: Sendable {
         let entry = try await cache.entry(key: key)
         if let entry, isFresh(entry) {
             counters.hits.increment()
-            return .cached(entry.care)
+            return .cached(entry.care, entry.fetchedAt)
         }
         counters.misses.increment()
         let outcome = await shared(key) { [self] in
@@ -305,7 +333,7 @@ public final class CareInfoProvider: Sendable {
             switch lookups[source] {
             case .stale?: return .staleCache
             case .fetched(_?)?: fetched = fetched ?? source
-            case .cached(_?)?: cached = true
+            case .cached(_?, _)?: cached = true
             default: break
             }
         }

@@ -8,4 +8,6 @@ struct NameResolution: Sendable {
     var gbif: CareInfo?
     /// How the name was read, when it was not taken as written: "“Swiss cheese plant” is Monstera deliciosa (catalog)".
     var note: String?
+    /// GBIF's lookup, when GBIF was asked (its expiry bounds how long the answer may be kept).
+    var lookup: CareInfoProvider.Lookup?
 }

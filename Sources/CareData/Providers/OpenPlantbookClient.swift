@@ -8,9 +8,9 @@ public struct OpenPlantbookConfiguration: Sendable {
     /// The client id and secret made in Open Plantbook's web UI; either missing means the provider is off.
     public var clientID: String?
     public var clientSecret: String?
-    /// Open Plantbook has limited requests since 2026-03 without publishing a number: 30 a minute is a guess that
-    /// stays polite.
-    public var limits = UpstreamLimits(requestsPerMinute: 30)
+    /// Open Plantbook has limited requests since 2026-03 without publishing a number: 60 a minute stays polite, and
+    /// its 429s (with their Retry-After) are obeyed.
+    public var limits = UpstreamLimits(requestsPerMinute: 60)
     /// How long before its expiry a token is replaced. Default 5 minutes.
     public var tokenRefreshMargin: Duration = .seconds(300)
 

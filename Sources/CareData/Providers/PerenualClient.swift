@@ -9,7 +9,8 @@ public struct PerenualConfiguration: Sendable {
     public var key: String?
     /// Requests a day at most (UTC days). The free tier allows about 100; the default keeps 10 spare.
     public var dailyBudget = 90
-    public var limits = UpstreamLimits(requestsPerMinute: 10)
+    /// The daily budget is what bounds Perenual's requests; per minute, 60 as for the others.
+    public var limits = UpstreamLimits(requestsPerMinute: 60)
     /// The current time, for the budget's day (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 
