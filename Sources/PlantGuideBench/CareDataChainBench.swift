@@ -25,7 +25,7 @@ struct CareDataColdBench: AsyncParsableCommand {
             known.append((clock.now - start).nanoseconds)
             start = clock.now
             _ = try await client.call(Plantguide_Caredata_V1_CareDataService.getCareInfo, .with {
-                $0.scientificName = "Benchia incognita\(round)x"
+                $0.scientificName = "Benchia ignota" + CareDataMixBench.letters(round)
                 $0.allowGeneric = true
             })
             unknown.append((clock.now - start).nanoseconds)
@@ -77,8 +77,19 @@ struct CareDataMixBench: AsyncParsableCommand {
         }
         return (0..<count).map { index in
             let roll = next()
-            return roll < 0.75 ? zipf(catalogNames) : roll < 0.95 ? zipf(otherNames) : "Rarissima planta\(index)x"
+            return roll < 0.75 ? zipf(catalogNames) : roll < 0.95 ? zipf(otherNames) : "Rarissima planta" + letters(index)
         }
+    }
+
+    /// `number` in letters ("a", "b", … "ba"), to make new epithets: a digit would end the name where it stands.
+    static func letters(_ number: Int) -> String {
+        var number = number
+        var text = ""
+        repeat {
+            text = String(UnicodeScalar(UInt8(97 + number % 26))) + text
+            number /= 26
+        } while number > 0
+        return text
     }
 
     func run() async throws {

@@ -52,7 +52,7 @@ enum CareMerge {
         var borrowed: [CareField] = []
         for field in careFields where sources[field] == nil {
             sources[field] = .default
-            if let standIn {
+            if let standIn, field != .toxicity && field != .harvest {  // never assumed safe, or edible, from a relative
                 copy(field, from: standIn, to: &care)
                 borrowed.append(field)
             } else {

@@ -20,7 +20,7 @@ struct CareCommand: AsyncParsableCommand {
                 column == 2 && rows[row][2] == "default" ? .dim : nil
             })
             if rows.contains(where: { $0[2] == "default" }) {
-                print("(\"default\": no source has it; the value is typical of this kind of plant, as the notes say)")
+                print("(\"default\": no source has it for this species; the notes say what stands in)")
             }
             for note in care["notes"] as? [String] ?? [] { print("- \(note)") }
         }
