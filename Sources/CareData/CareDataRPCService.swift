@@ -70,7 +70,12 @@ public struct CareDataRPCService: RPCService {
                         $0.source = Wire.source[status.source] ?? .unspecified
                         $0.name = status.name
                         $0.status = Self.wire(status.reachability, requests: status.requests, rateLimited: status.rateLimited)
-                        if let left = status.dailyBudgetLeft { $0.dailyBudgetLeft = UInt32(left) }
+                        if let left = status.dailyBudgetLeft {
+                            $0.dailyBudget = .with {
+                                $0.limit = UInt32(provider.perenual.configuration.dailyBudget)
+                                $0.left = UInt32(left)
+                            }
+                        }
                     }
                 }
             }

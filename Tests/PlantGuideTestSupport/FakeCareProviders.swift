@@ -132,7 +132,8 @@ public final class FakeCareProviders: Sendable {
         let page = try JSONSerialization.jsonObject(with: try Fixtures.provider("perenual-species-list-greenpets-frequent-outdoor")) as? [String: Any]
         var items = page?["data"] as? [[String: Any]] ?? []
         let record = try JSONSerialization.jsonObject(with: details) as? [String: Any] ?? [:]
-        items.append(record.filter { ["id", "common_name", "scientific_name", "other_name", "cycle", "watering", "sunlight", "default_image"].contains($0.key) })
+        let listFields = ["id", "common_name", "scientific_name", "other_name", "cycle", "watering", "sunlight", "default_image"]
+        items.append(record.filter { listFields.contains($0.key) })
         return try items.map { try JSONSerialization.data(withJSONObject: $0) }
     }
 

@@ -60,7 +60,8 @@ final class UpstreamRequester: Sendable {
 
     private func attempt(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let wait = breaker.openFor() {
-            throw error(.unavailable, "not asked after \(limits.breakerThreshold) failures in a row; next try in \(wait.formatted(.units(allowed: [.seconds])))")
+            let seconds = wait.formatted(.units(allowed: [.seconds]))
+            throw error(.unavailable, "not asked after \(limits.breakerThreshold) failures in a row; next try in \(seconds)")
         }
         let path = request.url.path
         var retried = false

@@ -35,8 +35,11 @@ extension WebApp {
         if details.hasCareInfo {
             let care = details.careInfo
             var facts: [[String: String]] = []
+            func fact(_ label: String, _ value: String, _ field: String) -> [String: String] {
+                ["label": strings.format(label), "value": value, "from": strings.format(Self.origin(care, field))]
+            }
             if care.watering.intervalDays > 0 {
-                facts.append(["label": strings.format("fact.watering"), "value": strings.format("everyDays", ["days": "\(care.watering.intervalDays)"])])
+                facts.append(fact("fact.watering", strings.format("everyDays", ["days": "\(care.watering.intervalDays)"]), "watering"))
             }
             let light: String? = switch care.light.level {
             case .fullShade: "light.fullShade"
@@ -45,16 +48,16 @@ extension WebApp {
             case .fullSun: "light.fullSun"
             default: nil
             }
-            if let light { facts.append(["label": strings.format("fact.light"), "value": strings.format(light)]) }
+            if let light { facts.append(fact("fact.light", strings.format(light), "light")) }
             if care.hasTemperature {
-                facts.append(["label": strings.format("fact.temperature"), "value": strings.format("temperatureRange", [
+                facts.append(fact("fact.temperature", strings.format("temperatureRange", [
                     "min": String(format: "%.0f", care.temperature.minCelsius), "max": String(format: "%.0f", care.temperature.maxCelsius),
-                ])])
+                ]), "temperature"))
             }
-            if !care.soil.isEmpty { facts.append(["label": strings.format("fact.soil"), "value": care.soil]) }
+            if !care.soil.isEmpty { facts.append(fact("fact.soil", care.soil, "soil")) }
             values["facts"] = facts
             let source = switch care.source {
-            case .trefle: "source.trefle"
+            case .trefle, .openPlantbook, .perenual: "source.fetched"
             case .cache: "source.cache"
             case .staleCache: "source.staleCache"
             case .catalog: "source.catalog"
@@ -63,6 +66,19 @@ extension WebApp {
             values["source"] = strings.format(source)
         }
         return render("plant", page, values.merging(["onPlants": true]) { $1 })
+    }
+
+    /// The catalog key of where a care field came from: its own source when the answer was merged, else the
+    /// answer's.
+    static func origin(_ care: Plantguide_Caredata_V1_CareInfo, _ field: String) -> String {
+        switch care.fieldSources[field] ?? care.source {
+        case .trefle: "from.trefle"
+        case .openPlantbook: "from.openPlantbook"
+        case .perenual: "from.perenual"
+        case .catalog: "from.catalog"
+        case .cache, .staleCache: "from.cache"
+        default: "from.default"
+        }
     }
 
     func confirmDeletion(_ page: PageRequest, id: String) async -> Response {

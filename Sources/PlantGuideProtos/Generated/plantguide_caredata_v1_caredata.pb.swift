@@ -253,22 +253,38 @@ public nonisolated struct Plantguide_Caredata_V1_ProviderStatus: Sendable {
   /// Clears the value of `status`. Subsequent reads from it will return its default value.
   public mutating func clearStatus() {self._status = nil}
 
-  /// Perenual only: requests left in today's budget (UTC days); absent for the others and when it is off.
-  public var dailyBudgetLeft: UInt32 {
-    get {_dailyBudgetLeft ?? 0}
-    set {_dailyBudgetLeft = newValue}
+  /// Perenual only: today's request budget (UTC days); absent for the others and when it is off.
+  public var dailyBudget: Plantguide_Caredata_V1_DailyBudget {
+    get {_dailyBudget ?? Plantguide_Caredata_V1_DailyBudget()}
+    set {_dailyBudget = newValue}
   }
-  /// Returns true if `dailyBudgetLeft` has been explicitly set.
-  public var hasDailyBudgetLeft: Bool {self._dailyBudgetLeft != nil}
-  /// Clears the value of `dailyBudgetLeft`. Subsequent reads from it will return its default value.
-  public mutating func clearDailyBudgetLeft() {self._dailyBudgetLeft = nil}
+  /// Returns true if `dailyBudget` has been explicitly set.
+  public var hasDailyBudget: Bool {self._dailyBudget != nil}
+  /// Clears the value of `dailyBudget`. Subsequent reads from it will return its default value.
+  public mutating func clearDailyBudget() {self._dailyBudget = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _status: Plantguide_Caredata_V1_TrefleStatus? = nil
-  fileprivate var _dailyBudgetLeft: UInt32? = nil
+  fileprivate var _dailyBudget: Plantguide_Caredata_V1_DailyBudget? = nil
+}
+
+/// A provider's requests a day.
+public nonisolated struct Plantguide_Caredata_V1_DailyBudget: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var limit: UInt32 = 0
+
+  /// Requests left today.
+  public var left: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Plantguide_Caredata_V1_TrefleStatus: Sendable {
@@ -859,7 +875,7 @@ nonisolated extension Plantguide_Caredata_V1_GetStatusResponse: SwiftProtobuf.Me
 
 nonisolated extension Plantguide_Caredata_V1_ProviderStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ProviderStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}source\0\u{1}name\0\u{1}status\0\u{3}daily_budget_left\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}source\0\u{1}name\0\u{1}status\0\u{3}daily_budget\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -870,7 +886,7 @@ nonisolated extension Plantguide_Caredata_V1_ProviderStatus: SwiftProtobuf.Messa
       case 1: try { try decoder.decodeSingularEnumField(value: &self.source) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._status) }()
-      case 4: try { try decoder.decodeSingularUInt32Field(value: &self._dailyBudgetLeft) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._dailyBudget) }()
       default: break
       }
     }
@@ -890,8 +906,8 @@ nonisolated extension Plantguide_Caredata_V1_ProviderStatus: SwiftProtobuf.Messa
     try { if let v = self._status {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
-    try { if let v = self._dailyBudgetLeft {
-      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 4)
+    try { if let v = self._dailyBudget {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     } }()
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -900,7 +916,42 @@ nonisolated extension Plantguide_Caredata_V1_ProviderStatus: SwiftProtobuf.Messa
     if lhs.source != rhs.source {return false}
     if lhs.name != rhs.name {return false}
     if lhs._status != rhs._status {return false}
-    if lhs._dailyBudgetLeft != rhs._dailyBudgetLeft {return false}
+    if lhs._dailyBudget != rhs._dailyBudget {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Caredata_V1_DailyBudget: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DailyBudget"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}limit\0\u{1}left\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.limit) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.left) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.limit != 0 {
+      try visitor.visitSingularUInt32Field(value: self.limit, fieldNumber: 1)
+    }
+    if self.left != 0 {
+      try visitor.visitSingularUInt32Field(value: self.left, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Caredata_V1_DailyBudget, rhs: Plantguide_Caredata_V1_DailyBudget) -> Bool {
+    if lhs.limit != rhs.limit {return false}
+    if lhs.left != rhs.left {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
