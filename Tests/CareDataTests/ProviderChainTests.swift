@@ -117,6 +117,9 @@ struct ProviderChainTests {
             let care = try await chain.careInfo(scientificName: "Acer buergerianum")
             Self.expectOnlyFieldsOf(.openPlantbook, changed: reference, care)
             #expect(care.notes.contains { $0.hasPrefix("Open Plantbook could not be asked") })
+            // The others still answer.
+            let alocasia = try await chain.careInfo(scientificName: "Alocasia amazonica")
+            #expect(alocasia.fieldSources?[.watering] == .perenual && alocasia.watering.intervalDays == 7)
         }
         let off = try await provider(try FakeCareProviders(), on: try await newStores(backend), catalog: catalog, openPlantbook: false)
         Self.expectOnlyFieldsOf(.openPlantbook, changed: reference, try await off.careInfo(scientificName: "Acer buergerianum"))

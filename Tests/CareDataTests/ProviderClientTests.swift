@@ -78,8 +78,27 @@ struct ProviderClientTests {
         #expect(missing?.code == .notFound)
     }
 
-    @Test("each failure becomes its error: 401, 403, 404, 429 without Retry-After, 5xx twice, a hang, malformed JSON",
-          arguments: [
+    /// One request to `provider` through its client (after Open Plantbook's token is in hand, so that the fault
+    /// meets the data request), and its requester.
+    static func ask(_ provider: FakeCareProviders.Provider, _ fakes: FakeCareProviders) async throws -> (UpstreamRequester, () async throws -> Void) {
+        switch provider {
+        case .openPlantbook:
+            let client = openPlantbook(fakes)
+            _ = try await client.detail(pid: "acer buergerianum")
+            return (client.requester, { _ = try await client.detail(pid: "acer buergerianum") })
+        case .perenual:
+            let client = perenual(fakes)
+            return (client.requester, { _ = try await client.details(id: 710) })
+        case .gbif:
+            var configuration = GBIFConfiguration(baseURL: fakes.gbif.baseURL)
+            configuration.limits = fastLimits
+            let client = GBIFClient(configuration: configuration)
+            return (client.requester, { _ = try await client.match("Helianthus annuus") })
+        }
+    }
+
+    @Test("each failure of each provider becomes its error: 401, 403, 404, 429 without Retry-After, 5xx twice, a hang, malformed JSON",
+          arguments: [FakeCareProviders.Provider.openPlantbook, .perenual, .gbif], [
               (FakeCareProviders.Fault.status(401), ProviderError.Code.unauthorized, 1),
               (.status(403), .unauthorized, 1),
               (.status(404), .notFound, 1),
@@ -88,18 +107,22 @@ struct ProviderClientTests {
               (.hang, .timedOut, 2),
               (.malformed, .badResponse, 1),
           ])
-    func perenualFailures(fault: FakeCareProviders.Fault, code: ProviderError.Code, requests: Int) async throws {
+    func failures(provider: FakeCareProviders.Provider, failure: (fault: FakeCareProviders.Fault, code: ProviderError.Code, requests: Int)) async throws {
         let fakes = try FakeCareProviders()
-        let client = Self.perenual(fakes)
-        fakes.inject(.perenual, [fault, fault])
+        let (requester, request) = try await Self.ask(provider, fakes)
+        let server = provider == .openPlantbook ? fakes.openPlantbook : provider == .perenual ? fakes.perenual : fakes.gbif
+        let before = server.requests.count
+        fakes.inject(provider, [failure.fault, failure.fault])
 
-        let error = await #expect(throws: ProviderError.self) { _ = try await client.details(id: 710) }
+        let error = await #expect(throws: ProviderError.self) { try await request() }
 
-        #expect(error?.code == code)
-        #expect(fakes.perenual.requests.count == requests)
-        if code == .rateLimited { #expect(error?.retryAfter == .seconds(60)) }
+        #expect(error?.code == failure.code)
+        // Refused, Open Plantbook's client exchanges its credentials for a new token and tries once more.
+        let expected = provider == .openPlantbook && failure.code == .unauthorized ? 3 : failure.requests
+        #expect(server.requests.count - before == expected)
+        if failure.code == .rateLimited { #expect(error?.retryAfter == .seconds(60)) }
         // A 404 is an answer: the provider is up.
-        #expect(client.requester.reachability.current.lastError == (code == .notFound ? "" : error?.message))
+        #expect(requester.reachability.current.lastError == (failure.code == .notFound ? "" : error?.message))
     }
 
     @Test("429 with a short Retry-After is waited out and retried once; a 5xx once is retried")

@@ -12,7 +12,8 @@ import Synchronization
 ///   and GBIF's documented no-match body otherwise.
 ///
 /// `inject` queues faults that the next requests to a provider meet instead (statuses with headers, a hang,
-/// malformed JSON); `expireTokens` makes every Open Plantbook token issued so far refused, as after its 24 hours.
+/// malformed JSON); Open Plantbook's token exchanges meet none. `expireTokens` makes every Open Plantbook token
+/// issued so far refused, as after its 24 hours.
 public final class FakeCareProviders: Sendable {
     public enum Provider: Sendable { case openPlantbook, perenual, gbif }
 
@@ -41,7 +42,8 @@ public final class FakeCareProviders: Sendable {
         let list = try Self.perenualList(details: details)
         let match = try Fixtures.provider("gbif-species-match-pygbif-cassette")
         openPlantbook = try FakeHTTPServer { request in
-            state.answer(.openPlantbook) { Self.openPlantbook(request, state: state, grant: grant, detail: detail, russian: detailRussian) }
+            let answer = { Self.openPlantbook(request, state: state, grant: grant, detail: detail, russian: detailRussian) }
+            return request.path == "/api/v1/token/" ? answer() : state.answer(.openPlantbook, answer)
         }
         perenual = try FakeHTTPServer { request in state.answer(.perenual) { Self.perenual(request, list: list, details: details) } }
         gbif = try FakeHTTPServer { request in state.answer(.gbif) { Self.gbif(request, match: match) } }
