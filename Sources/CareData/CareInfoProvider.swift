@@ -68,30 +68,9 @@ public final class CareInfoProvider: Sendable {
         }
         let resolution = try await resolve(text)
         let name = resolution.name
-        var records: [CareSource: CareInfo] = [:]
-        var lookups: [CareSource: Lookup] = [:]
-        var tried: [String] = []
+        let (gathered, lookups, tried) = try await gather(name)
+        var records = gathered
         if let gbif = resolution.gbif { records[.gbif] = gbif }
-        for provider in providers {
-            if provider.source != .trefle {
-                if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
-                let missing = provider.answers.filter { field in !records.contains { $0.key != .gbif && Self.has($0.value, field) } }
-                if missing.isEmpty { continue }
-            }
-            guard provider.isConfigured else {
-                tried.append("\(provider.name): not configured")
-                continue
-            }
-            let lookup = try await self.lookup(provider, name)
-            lookups[provider.source] = lookup
-            switch lookup {
-            case .cached(let care?, _), .fetched(let care?), .stale(let care, _): records[provider.source] = care
-            case .cached(nil, _): tried.append("\(provider.name): no such species (answer cached)")
-            case .fetched(nil): tried.append("\(provider.name): no such species")
-            case .failed(let error): tried.append("\(provider.name): \(error.message)")
-            }
-        }
-        if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
         let standIn = records[.catalog] == nil ? catalog.care(forGenus: name.genus) : nil
         guard var care = CareMerge.merge(name: name.canonical, records: records, standIn: standIn, now: configuration.now()) else {
             let attempts = tried + ["catalog: neither \(name.canonical) nor the genus \(name.genus)"]
@@ -108,6 +87,34 @@ public final class CareInfoProvider: Sendable {
             merged.keep(care, for: text, until: validUntil)
         }
         return care
+    }
+
+    /// The catalog's record of `name` and each provider's worth asking: Trefle always (when configured), the others
+    /// only when a field they answer well is still missing. With what each lookup found, and what was tried in words.
+    private func gather(_ name: ScientificName) async throws
+        -> (records: [CareSource: CareInfo], lookups: [CareSource: Lookup], tried: [String])
+    {
+        var records: [CareSource: CareInfo] = [:]
+        var lookups: [CareSource: Lookup] = [:]
+        var tried: [String] = []
+        if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
+        for provider in providers {
+            let missing = provider.answers.filter { field in !records.values.contains { Self.has($0, field) } }
+            if provider.source != .trefle && missing.isEmpty { continue }
+            guard provider.isConfigured else {
+                tried.append("\(provider.name): not configured")
+                continue
+            }
+            let lookup = try await self.lookup(provider, name)
+            lookups[provider.source] = lookup
+            switch lookup {
+            case .cached(let care?, _), .fetched(let care?), .stale(let care, _): records[provider.source] = care
+            case .cached(nil, _): tried.append("\(provider.name): no such species (answer cached)")
+            case .fetched(nil): tried.append("\(provider.name): no such species")
+            case .failed(let error): tried.append("\(provider.name): \(error.message)")
+            }
+        }
+        return (records, lookups, tried)
     }
 
     /// When the first of `lookups`' records expires; nil when one was stale or failed (such an answer is not kept).

@@ -89,9 +89,10 @@ struct TracingTests {
                 #expect(descends(span, from: front), "\(span.summary) is not under the HTTP request")
                 #expect(span.attributes["rpc.system"] == "plantguide" && span.attributes["rpc.method"] != nil)
             }
-            // The service's database transactions sit under the call that made them.
+            // The service's database transactions sit under the call that made them. (Care data answers a catalog
+            // species with no provider configured without its cache: no transaction.)
             let transactions = spans.filter { $0.service == "plantguide-\(service)" && $0.attributes["db.system.name"] == database }
-            #expect(!transactions.isEmpty, "no database span from \(service): \(spans.map(\.summary))")
+            #expect(service == "caredata" || !transactions.isEmpty, "no database span from \(service): \(spans.map(\.summary))")
             for transaction in transactions {
                 let parent = byID[transaction.parentSpanID]
                 #expect(parent?.service == "plantguide-\(service)" && parent?.kind == "SPAN_KIND_SERVER", "\(transaction.summary)")
