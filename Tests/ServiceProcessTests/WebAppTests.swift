@@ -90,6 +90,27 @@ struct WebAppTests {
         let after = try await fetch(stack, "GET", "/today", headers: cookie)
         #expect(!after.text.contains("id=\"task-\(taskID)\""), "the completed task left Today")
 
+        // Put off to tomorrow, and skipped: each by htmx, and each leaves Today; without script, Today comes back.
+        for (id, name) in [("p2", "Monstera deliciosa"), ("p3", "Epipremnum aureum")] {
+            let body = #"{"plant": {"scientificName": ""#.appending(name).appending(#""}}"#)
+            let put = try await http.send(HTTPRequest(method: "PUT", url: URL(string: stack.httpBase.absoluteString + "/v1/plants/\(id)")!,
+                                                      headers: cookie.merging(own) { $1 }.merging(["Content-Type": "application/json"]) { $1 },
+                                                      body: Data(body.utf8)), timeout: TestTime.scaled(.seconds(20)))
+            #expect(put.status == 200)
+        }
+        let more = try await fetch(stack, "GET", "/today", headers: cookie)
+        let ids = more.text.matches(of: /id="task-([^"]+)"/).map { String($0.output.1) }
+        try #require(ids.count >= 2, "\(more.text)")
+        #expect(more.text.contains(">Tomorrow<span class=\"visually-hidden\">") && more.text.contains(">Skip<span class=\"visually-hidden\">"))
+        let snoozed = try await fetch(stack, "POST", "/tasks/\(ids[0])/snooze", form: [:], headers: cookie.merging(own) { $1 }
+            .merging(["HX-Request": "true"]) { $1 })
+        #expect(snoozed.status == 200 && snoozed.text.contains("Put off to "), "\(snoozed.text)")
+        let skipped = try await fetch(stack, "POST", "/tasks/\(ids[1])/skip", form: [:], headers: cookie.merging(own) { $1 })
+        #expect(skipped.status == 303 && skipped.headers["location"] == "/today")
+        let rest = try await fetch(stack, "GET", "/today", headers: cookie)
+        #expect(!rest.text.contains("id=\"task-\(ids[0])\"") && !rest.text.contains("id=\"task-\(ids[1])\""), "\(rest.text)")
+        #expect(try await fetch(stack, "GET", "/tasks/\(ids[0])/skip", headers: cookie).status == 405)
+
         // Settings: the notify time and a switch per care type; a bad time zone is named beside its field.
         let settingsPage = try await fetch(stack, "GET", "/settings", headers: cookie)
         #expect(settingsPage.text.contains("id=\"type-watering\" name=\"type\" value=\"watering\" checked")

@@ -50,13 +50,13 @@ struct WebApp: Sendable {
 
     /// Whether `path` is one of the app's pages or files (the JSON API and the rest of the front keep the others).
     func serves(_ path: String) -> Bool {
-        Self.pages.contains(path) || path.hasPrefix("/static/") || Self.completedTaskID(path) != nil || Self.plantPage(path) != nil
+        Self.pages.contains(path) || path.hasPrefix("/static/") || Self.taskAction(path) != nil || Self.plantPage(path) != nil
     }
 
     /// The route `path` belongs to, for spans and logs: never an id.
     static func route(of path: String) -> String {
         if path.hasPrefix("/static/") { return "/static/{file}" }
-        if completedTaskID(path) != nil { return "/tasks/{id}/complete" }
+        if let (_, action) = taskAction(path) { return "/tasks/{id}/\(action.rawValue)" }
         if let plant = plantPage(path) { return plant.deleting ? "/plants/{id}/delete" : "/plants/{id}" }
         return path
     }
@@ -86,12 +86,13 @@ struct WebApp: Sendable {
         case (.get, _) where Self.plantPage(path)?.deleting == false: return await plant(page, id: Self.plantPage(path)!.id)
         case (.get, _) where Self.plantPage(path)?.deleting == true: return await confirmDeletion(page, id: Self.plantPage(path)!.id)
         case (.post, _) where Self.plantPage(path)?.deleting == true: return await delete(page, id: Self.plantPage(path)!.id)
-        case (.post, _) where Self.completedTaskID(path) != nil:
-            return await complete(page, taskID: Self.completedTaskID(path)!, byScript: request.headers[Self.htmxRequest] == "true")
+        case (.post, _) where Self.taskAction(path) != nil:
+            let (taskID, action) = Self.taskAction(path)!
+            return await act(page, on: taskID, action, byScript: request.headers[Self.htmxRequest] == "true")
         default:
             var answer = render("error", page, status: .methodNotAllowed,
                                 ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])
-            answer.headers[.allow] = path.hasSuffix("/complete") || path == "/signout" ? "POST" : "GET, POST"
+            answer.headers[.allow] = Self.taskAction(path) != nil || path == "/signout" ? "POST" : "GET, POST"
             return answer
         }
     }
@@ -203,11 +204,21 @@ struct WebApp: Sendable {
         return (id, parts.count == 4)
     }
 
-    /// The task id of `/tasks/{id}/complete`.
-    static func completedTaskID(_ path: String) -> String? {
+    /// The task id and the action of `/tasks/{id}/complete`, `…/snooze` or `…/skip`.
+    static func taskAction(_ path: String) -> (id: String, action: TaskAction)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[1] == "tasks", parts[3] == "complete", !parts[2].isEmpty else { return nil }
-        return String(parts[2]).removingPercentEncoding
+        guard parts.count == 4, parts[1] == "tasks", let action = TaskAction(rawValue: String(parts[3])), !parts[2].isEmpty,
+              let id = String(parts[2]).removingPercentEncoding else { return nil }
+        return (id, action)
+    }
+
+    /// What Today's buttons do to a task.
+    enum TaskAction: String {
+        case complete
+        /// Put off to tomorrow.
+        case snooze
+        /// This occurrence is not done; recurring care goes on from it.
+        case skip
     }
 
     /// A form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), the first value of each name.
