@@ -195,7 +195,13 @@ public struct SchedulingRPCService: RPCService {
         router.register(Methods.listSchedules) { request, context in
             let (schedules, next) = try await store.schedules(
                 pageSize: Int(request.pageSize), pageToken: request.pageToken, owner: try context.requireUserID())
-            return .with { $0.schedules = schedules; $0.nextPageToken = next }
+            let named = !request.namesOnly ? schedules : schedules.map { schedule in
+                Plantguide_Scheduling_V1_Schedule.with {
+                    $0.plantID = schedule.plantID
+                    $0.plantName = schedule.plantName
+                }
+            }
+            return .with { $0.schedules = named; $0.nextPageToken = next }
         }
         router.register(Methods.renamePlant) { request, context in
             let schedule = try await store.rename(plantID: request.plantID, to: request.plantName, owner: try context.requireUserID())

@@ -66,6 +66,7 @@ struct TaskUseCases: Sendable {
             let page = try await services.call(services.scheduling, Scheduling.listSchedules, .with {
                 $0.pageSize = 500
                 $0.pageToken = token
+                $0.namesOnly = true
             }, as: caller)
             for schedule in page.schedules { names[schedule.plantID] = schedule.plantName }
             token = page.nextPageToken

@@ -1222,6 +1222,9 @@ public nonisolated struct Plantguide_Scheduling_V1_ListSchedulesRequest: Sendabl
   /// From the previous page's `next_page_token`; empty for the first page.
   public var pageToken: String = String()
 
+  /// Only each schedule's `plant_id` and `plant_name` (to name the plants of a task list): a far smaller answer.
+  public var namesOnly: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3211,7 +3214,7 @@ nonisolated extension Plantguide_Scheduling_V1_Reminder: SwiftProtobuf.Message, 
 
 nonisolated extension Plantguide_Scheduling_V1_ListSchedulesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListSchedulesRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}page_size\0\u{3}page_token\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}page_size\0\u{3}page_token\0\u{3}names_only\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3221,6 +3224,7 @@ nonisolated extension Plantguide_Scheduling_V1_ListSchedulesRequest: SwiftProtob
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt32Field(value: &self.pageSize) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.pageToken) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.namesOnly) }()
       default: break
       }
     }
@@ -3233,12 +3237,16 @@ nonisolated extension Plantguide_Scheduling_V1_ListSchedulesRequest: SwiftProtob
     if !self.pageToken.isEmpty {
       try visitor.visitSingularStringField(value: self.pageToken, fieldNumber: 2)
     }
+    if self.namesOnly != false {
+      try visitor.visitSingularBoolField(value: self.namesOnly, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Plantguide_Scheduling_V1_ListSchedulesRequest, rhs: Plantguide_Scheduling_V1_ListSchedulesRequest) -> Bool {
     if lhs.pageSize != rhs.pageSize {return false}
     if lhs.pageToken != rhs.pageToken {return false}
+    if lhs.namesOnly != rhs.namesOnly {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
