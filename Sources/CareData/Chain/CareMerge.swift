@@ -50,9 +50,11 @@ enum CareMerge {
             isCrop: care.harvest != nil)
         var defaulted: [CareField] = []
         var borrowed: [CareField] = []
+        // Never assumed safe, or edible, from a relative.
+        let borrowable = careFields.filter { $0 != .toxicity && $0 != .harvest }
         for field in careFields where sources[field] == nil {
             sources[field] = .default
-            if let standIn, field != .toxicity && field != .harvest {  // never assumed safe, or edible, from a relative
+            if let standIn, borrowable.contains(field) {
                 copy(field, from: standIn, to: &care)
                 borrowed.append(field)
             } else {
@@ -60,10 +62,13 @@ enum CareMerge {
             }
         }
         care = profile.fill(care, known: Set(CareField.allCases.filter { !defaulted.contains($0) }))
-        if care.family.isEmpty, let family = standIn?.family { care.family = family }
+        if care.family.isEmpty, let family = standIn?.family {  // the relative's family: the genus's
+            care.family = family
+            sources[.family] = .default
+        }
         care.notes = notes(records: records, sources: sources)
         if let standIn, !borrowed.isEmpty {
-            let which = borrowed.count == careFields.count ? "all its care" : borrowed.map(\.words).joined(separator: ", ")
+            let which = borrowed.count == borrowable.count ? "any care" : borrowed.map(\.words).joined(separator: ", ")
             care.notes.insert("No source has \(which) for \(name) itself: this is the care of \(standIn.scientificName), of the same genus.",
                               at: 0)
         }
