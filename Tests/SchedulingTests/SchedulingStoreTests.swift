@@ -102,7 +102,7 @@ struct SchedulingStoreTests: SchedulingSuite {
         await #expect(throws: SchedulingError.self) { _ = try await t.store.complete(ids: ["nope"], at: nil, owner: "a") }
     }
 
-    @Test("views: overdue, today, upcoming, range; and the badge", arguments: TestBackend.allCases)
+    @Test("views: overdue, today, due (both), upcoming, range; and the badge", arguments: TestBackend.allCases)
     func views(backend kind: TestBackend) async throws {
         let t = try await Self(kind)
         _ = try await t.store.putSchedule(t.schedule("p1", watering: .everyOtherDay), owner: "a")
@@ -110,11 +110,13 @@ struct SchedulingStoreTests: SchedulingSuite {
 
         let overdue = try await t.store.list(.with { $0.view = .overdue }, owner: "a").tasks
         let today = try await t.store.list(.with { $0.view = .today }, owner: "a").tasks
+        let due = try await t.store.list(.with { $0.view = .due }, owner: "a").tasks
         let upcoming = try await t.store.list(.with { $0.view = .upcoming; $0.limit = 3 }, owner: "a")
         let range = try await t.store.list(.with { $0.view = .range; $0.fromDate = "2026-06-01"; $0.toDate = "2026-06-05" }, owner: "a")
         let badge = try await t.store.badge(owner: "a")
 
         #expect(overdue.map(\.dueDate) == ["2026-06-01"] && today.map(\.dueDate) == ["2026-06-03"])
+        #expect(due.map(\.dueDate) == ["2026-06-01", "2026-06-03"])
         #expect(upcoming.tasks.map(\.dueDate) == ["2026-06-05", "2026-06-07", "2026-06-09"] && upcoming.days.count == 3)
         #expect(range.tasks.map(\.dueDate) == ["2026-06-01", "2026-06-03", "2026-06-05"])
         #expect(badge == (1, 1))

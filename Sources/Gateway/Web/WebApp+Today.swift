@@ -7,19 +7,15 @@ import PlantGuideRPC
 extension WebApp {
     func today(_ page: PageRequest) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
-        // Overdue and today's, by the person's own time zone, which scheduling keeps.
-        async let overdueCall = call(Plantguide_Gateway_V1_GatewayService.listTasks, .with { $0.view = .overdue }, token: page.token)
-        async let todayCall = call(Plantguide_Gateway_V1_GatewayService.listTasks, .with { $0.view = .today }, token: page.token)
-        let (overdue, dueToday) = await (overdueCall, todayCall)
-        guard case .success(let late) = overdue else { return failurePage(page, overdue) }
-        guard case .success(let current) = dueToday else { return failurePage(page, dueToday) }
+        // Overdue and today's in one list, overdue first, by the person's own time zone, which scheduling keeps.
+        let listed = await call(Plantguide_Gateway_V1_GatewayService.listTasks, .with { $0.view = .due }, token: page.token)
+        guard case .success(let current) = listed else { return failurePage(page, listed) }
         let strings = page.strings
-        let names = late.plantNames.merging(current.plantNames) { first, _ in first }
-        let lateIDs = Set(late.tasks.map(\.id))
-        let due = late.tasks.map { ($0, true) } + current.tasks.filter { !lateIDs.contains($0.id) }.map { ($0, false) }
-        let tasks: [[String: Any]] = due.map { task, isLate in
-            [
-                "id": task.id, "what": Self.verb(task.type, strings), "plant": names[task.plantID] ?? task.plantID,
+        let late = Int(current.badge.overdue)
+        let tasks: [[String: Any]] = current.tasks.enumerated().map { index, task in
+            let isLate = index < late
+            return [
+                "id": task.id, "what": Self.verb(task.type, strings), "plant": current.plantNames[task.plantID] ?? task.plantID,
                 "when": isLate ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
                 "overdue": isLate,
             ]

@@ -410,6 +410,9 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
     case overdue // = 1
     case today // = 2
 
+    /// Overdue and today's, overdue first: what is to be done now.
+    case due // = 6
+
     /// From tomorrow, grouped by day in the response.
     case upcoming // = 3
 
@@ -429,6 +432,7 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
       case 3: self = .upcoming
       case 4: self = .range
       case 5: self = .open
+      case 6: self = .due
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -441,6 +445,7 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
       case .upcoming: return 3
       case .range: return 4
       case .open: return 5
+      case .due: return 6
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -451,6 +456,7 @@ public nonisolated struct Plantguide_Scheduling_V1_ListTasksRequest: Sendable {
       .open,
       .overdue,
       .today,
+      .due,
       .upcoming,
       .range,
     ]
@@ -1770,7 +1776,7 @@ nonisolated extension Plantguide_Scheduling_V1_ListTasksRequest: SwiftProtobuf.M
 }
 
 nonisolated extension Plantguide_Scheduling_V1_ListTasksRequest.View: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0VIEW_UNSPECIFIED\0\u{1}VIEW_OVERDUE\0\u{1}VIEW_TODAY\0\u{1}VIEW_UPCOMING\0\u{1}VIEW_RANGE\0\u{1}VIEW_OPEN\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0VIEW_UNSPECIFIED\0\u{1}VIEW_OVERDUE\0\u{1}VIEW_TODAY\0\u{1}VIEW_UPCOMING\0\u{1}VIEW_RANGE\0\u{1}VIEW_OPEN\0\u{1}VIEW_DUE\0")
 }
 
 nonisolated extension Plantguide_Scheduling_V1_TaskDay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -12,6 +12,7 @@ extension PostgresScheduling {
             let (states, days): ([Int], ClosedRange<Int>) = switch query.view {
             case .overdue: (open, Int(Int32.min)...today - 1)
             case .today: (open, today...today)
+            case .due: (open, Int(Int32.min)...today)
             case .upcoming: (open, today + 1...Int(Int32.max))
             case .range: ([], query.range ?? 0...0)
             default: (open, Int(Int32.min)...Int(Int32.max))

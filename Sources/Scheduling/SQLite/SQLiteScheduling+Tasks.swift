@@ -13,6 +13,7 @@ extension SQLiteScheduling {
             switch query.view {
             case .overdue: conditions.append("state IN (1, 3) AND dueDay < \(today)")
             case .today: conditions.append("state IN (1, 3) AND dueDay = \(today)")
+            case .due: conditions.append("state IN (1, 3) AND dueDay <= \(today)")
             case .upcoming: conditions.append("state IN (1, 3) AND dueDay > \(today)")
             case .range: conditions.append("dueDay BETWEEN \(query.range?.lowerBound ?? 0) AND \(query.range?.upperBound ?? 0)")
             default: conditions.append("state IN (1, 3)")
