@@ -99,7 +99,9 @@ public final class CareInfoProvider: Sendable {
         var tried: [String] = []
         if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
         for provider in providers {
-            let missing = provider.answers.filter { field in !records.values.contains { Self.has($0, field) } }
+            let missing = provider.answers.filter { field in
+                !records.contains { source, record in CareMerge.supplies(record, field, as: source) }
+            }
             if provider.source != .trefle && missing.isEmpty { continue }
             guard provider.isConfigured else {
                 tried.append("\(provider.name): not configured")
@@ -323,12 +325,6 @@ public final class CareInfoProvider: Sendable {
         var merged = CareMerge.merge(name: care.scientificName, records: records, standIn: nil, now: configuration.now()) ?? care
         merged.source = source
         return merged
-    }
-
-    /// Whether `record` has `field` (records of one source have every field).
-    static func has(_ record: CareInfo, _ field: CareField) -> Bool {
-        guard let sources = record.fieldSources else { return field != .harvest || record.harvest != nil }
-        return sources[field] != nil
     }
 
     /// The answer's source: stale when any record was; else the first provider fetched for it; else the cache when

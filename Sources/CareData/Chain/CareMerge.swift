@@ -86,7 +86,7 @@ enum CareMerge {
 
     /// Whether `record` (from `source`) has `field`: a record of one source without field sources (the catalog,
     /// older cache entries) has every field; a stand-in never counts.
-    private static func supplies(_ record: CareInfo, _ field: CareField, as source: CareSource) -> Bool {
+    static func supplies(_ record: CareInfo, _ field: CareField, as source: CareSource) -> Bool {
         guard let fieldSources = record.fieldSources else {
             switch field {
             case .harvest: return record.harvest != nil
