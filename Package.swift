@@ -219,7 +219,9 @@ let package = Package(
             name: "IdentificationTests",
             dependencies: ["Identification", "PlantGuideCore", "PlantGuideInference", "PlantGuideTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "InferenceTests", dependencies: ["PlantGuideInference", "PlantGuideCore", "PlantGuideTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "InferenceTests", dependencies: ["PlantGuideInference", "CInferenceKernels", "PlantGuideCore", "PlantGuideTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "SchedulingTests",
             dependencies: [

@@ -7,31 +7,10 @@
 // bias and activation are applied as the outputs are stored. Planes narrower than a vector whose output rows are
 // as wide as the input's (MobileNetV2's 384 to 960 channels of 7×7 or 14×14) take pg_depthwise3x3_flat_avx512:
 // each plane read as one long row, no copy, a mask per tap.
-#include "inference_kernels.h"
+#include "depthwise3x3.h"
 
 #if defined(__x86_64__)
 #include "avx512_helpers.h"
-
-/// Floats per row of the padded copy the windows read: their reach (halved at stride 2) in whole vectors.
-static long padded_columns(const pg_window *w) {
-    const long reach = (long)(w->out_width - 1) * w->stride_x + 3;
-    const long columns = w->stride_x == 2 ? (reach + 1) / 2 : reach;
-    return (columns + 15) / 16 * 16;
-}
-
-/// Floats per row of the padded copy: its columns, and one vector more, which the last vector's neighbour is
-/// loaded from. The copy never writes that vector: it holds zeros or an earlier plane's values, which reach
-/// only the lanes past the row's last output.
-static long padded_pitch(const pg_window *w) { return padded_columns(w) + 16; }
-
-static long padded_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + 3; }
-
-long pg_depthwise3x3_scratch_size(const pg_window *w) {
-    return padded_rows(w) * padded_pitch(w) * (w->stride_x == 2 ? 2 : 1);
-}
-
-/// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
-enum { AHEAD_ROWS = 16, LARGE_PLANE = 2048 };
 
 /// The 16 values of `row` from column `start` on, zero outside [0, width) and everywhere when the row is not
 /// `inside` the plane; on a `large` plane, a plain load where all of them are inside, which the hardware
@@ -171,18 +150,5 @@ void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *
             _mm512_mask_storeu_ps(out + block * 16, first_lanes(outputs - block * 16), activate(sum, activation, low, high));
         }
     }
-}
-#else
-void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *input, const float *weights,
-                                 const float *bias, int activation, float low_bound, float high_bound, float *output) {
-    (void)w; (void)channels; (void)input; (void)weights; (void)bias; (void)activation; (void)low_bound;
-    (void)high_bound; (void)output;
-}
-long pg_depthwise3x3_scratch_size(const pg_window *w) { (void)w; return 0; }
-void pg_depthwise3x3_avx512(const pg_window *w, int channels, const float *input, const float *weights,
-                            const float *bias, int activation, float low_bound, float high_bound, float *output,
-                            float *scratch) {
-    (void)w; (void)channels; (void)input; (void)weights; (void)bias; (void)activation; (void)low_bound;
-    (void)high_bound; (void)output; (void)scratch;
 }
 #endif

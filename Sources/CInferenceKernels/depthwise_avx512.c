@@ -26,9 +26,4 @@ void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, lon
         }
     }
 }
-#else
-void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, long pitch, const float *weights, float bias,
-                                     float *output) {
-    (void)w; (void)plane; (void)pitch; (void)weights; (void)bias; (void)output;
-}
 #endif

@@ -1,13 +1,9 @@
-#include "inference_kernels.h"
+// Window operations on one plane (depthwise convolution of any size, max pooling) and the epilogue of products,
+// as portable loops the compiler vectorises once per instruction set (isa_variants.h).
+#include "isa_variants.h"
 
 #include <float.h>
 #include <string.h>
-
-#if defined(__x86_64__) && defined(__clang__)
-#define PG_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define PG_CLONES
-#endif
 
 /// Rows and columns the windows reach, padding included.
 static long reach_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + (long)(w->kernel_y - 1) * w->dilation_y + 1; }
@@ -64,13 +60,15 @@ static inline __attribute__((always_inline)) void depthwise3x3(const pg_window *
     }
 }
 
-/// In depthwise_avx512.c: any filter size at stride 1, sixteen outputs of a row in a register across every tap.
+/// In depthwise_avx512.c and depthwise_avx2.c: any filter size at stride 1, a vector of a row's outputs in a
+/// register across every tap.
 void pg_depthwise_unit_stride_avx512(const pg_window *w, const float *plane, long pitch, const float *weights, float bias,
                                      float *output);
+void pg_depthwise_unit_stride_avx2(const pg_window *w, const float *plane, long pitch, const float *weights, float bias,
+                                   float *output);
 
-PG_CLONES
-void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *weights, float bias,
-                         float *output, float *scratch) {
+PG_BODY void pg_depthwise_conv2d_body(const pg_window *w, const float *input, const float *weights, float bias,
+                                      float *output, float *scratch) {
     long pitch;
     const float *plane = window_source(w, input, scratch, 0.0f, &pitch);
     const int ow = w->out_width;
@@ -79,8 +77,12 @@ void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *we
         if (w->stride_x == 1) { depthwise3x3(w, plane, pitch, weights, bias, output, 1); return; }
         if (w->stride_x == 2) { depthwise3x3(w, plane, pitch, weights, bias, output, 2); return; }
     }
-    if (w->stride_y == 1 && w->stride_x == 1 && w->dilation_y == 1 && w->dilation_x == 1 && pg_has_avx512()) {
-        pg_depthwise_unit_stride_avx512(w, plane, pitch, weights, bias, output);
+    if (w->stride_y == 1 && w->stride_x == 1 && w->dilation_y == 1 && w->dilation_x == 1 && pg_isa() >= PG_ISA_AVX2) {
+        if (pg_isa() == PG_ISA_AVX512) {
+            pg_depthwise_unit_stride_avx512(w, plane, pitch, weights, bias, output);
+        } else {
+            pg_depthwise_unit_stride_avx2(w, plane, pitch, weights, bias, output);
+        }
         return;
     }
     for (int oy = 0; oy < w->out_height; oy++) {
@@ -103,8 +105,11 @@ void pg_depthwise_conv2d(const pg_window *w, const float *input, const float *we
     }
 }
 
-PG_CLONES
-void pg_max_pool2d(const pg_window *w, const float *input, float *output, float *scratch) {
+PG_ISA_VARIANTS_VOID(pg_depthwise_conv2d,
+                     (const pg_window *w, const float *input, const float *weights, float bias, float *output, float *scratch),
+                     (w, input, weights, bias, output, scratch))
+
+PG_BODY void pg_max_pool2d_body(const pg_window *w, const float *input, float *output, float *scratch) {
     long pitch;
     const float *plane = window_source(w, input, scratch, -FLT_MAX, &pitch);
     const int ow = w->out_width, sx = w->stride_x;
@@ -136,8 +141,10 @@ void pg_max_pool2d(const pg_window *w, const float *input, float *output, float 
     }
 }
 
-PG_CLONES
-void pg_bias_activation(float *values, long count, float bias, int activation, float low, float high) {
+PG_ISA_VARIANTS_VOID(pg_max_pool2d, (const pg_window *w, const float *input, float *output, float *scratch),
+                     (w, input, output, scratch))
+
+PG_BODY void pg_bias_activation_body(float *values, long count, float bias, int activation, float low, float high) {
     switch (activation) {
     case PG_ACTIVATION_NONE:
         if (bias != 0.0f) for (long i = 0; i < count; i++) values[i] += bias;
@@ -154,3 +161,5 @@ void pg_bias_activation(float *values, long count, float bias, int activation, f
         break;
     }
 }
+PG_ISA_VARIANTS_VOID(pg_bias_activation, (float *values, long count, float bias, int activation, float low, float high),
+                     (values, count, bias, activation, low, high))

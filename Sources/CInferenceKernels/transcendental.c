@@ -1,19 +1,13 @@
 // Element-wise erf, GELU and the exponentials of a softmax row, written without branches or libm calls (but
-// GELU's rare tail) so that the compiler vectorizes them (AVX2 or AVX-512 clones): glibc's erff and expf run one element at a time, which
-// made Erf a quarter of a ViT's time.
+// GELU's rare tail) so that the compiler vectorizes them (one copy per instruction set, isa_variants.h): glibc's
+// erff and expf run one element at a time, which made Erf a quarter of a ViT's time.
 //
 // erf: Eigen's rational approximation on [-4, 4] (beyond, erf is ±1 in float); at most 4.2e-7 from the exact
 // value (GELU's far negative tail, where that would be a large relative error, takes libm's erfc).
 // exp: Cephes' expf, a degree-5 polynomial on [-ln2/2, ln2/2] scaled by 2^n; about 1 ulp.
-#include "inference_kernels.h"
+#include "isa_variants.h"
 
 #include <math.h>
-
-#if defined(__x86_64__) && defined(__clang__)
-#define PG_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define PG_CLONES
-#endif
 
 static inline float erf_approximation(float a) {
     const float x = a < -4.f ? -4.f : (a > 4.f ? 4.f : a);
@@ -62,11 +56,12 @@ static inline __attribute__((always_inline)) float sum_of(const float *x, long c
     return sum;
 }
 
-PG_CLONES void pg_erf(const float *x, float *y, long count) {
+PG_BODY void pg_erf_body(const float *x, float *y, long count) {
     for (long i = 0; i < count; i++) y[i] = erf_approximation(x[i]);
 }
+PG_ISA_VARIANTS_VOID(pg_erf, (const float *x, float *y, long count), (x, y, count))
 
-PG_CLONES void pg_gelu(const float *x, float *y, long count) {
+PG_BODY void pg_gelu_body(const float *x, float *y, long count) {
     for (long i = 0; i < count; i++) y[i] = 0.5f * x[i] * (1.f + erf_approximation(x[i] * 0.70710678118654752f));
     // Below -3, 1 + erf(x/√2) is under 0.003 and the approximation's absolute error would be a large part of it:
     // those few elements take libm's erfc.
@@ -74,13 +69,15 @@ PG_CLONES void pg_gelu(const float *x, float *y, long count) {
         if (x[i] < -3.f) y[i] = 0.5f * x[i] * erfcf(-x[i] * 0.70710678118654752f);
     }
 }
+PG_ISA_VARIANTS_VOID(pg_gelu, (const float *x, float *y, long count), (x, y, count))
 
-PG_CLONES float pg_exp_shifted(const float *x, float *y, long count, float shift) {
+PG_BODY float pg_exp_shifted_body(const float *x, float *y, long count, float shift) {
     for (long i = 0; i < count; i++) y[i] = exp_approximation(x[i] - shift);
     return sum_of(y, count);
 }
+PG_ISA_VARIANTS(float, pg_exp_shifted, (const float *x, float *y, long count, float shift), (x, y, count, shift))
 
-PG_CLONES void pg_softmax_rows(const float *x, float *y, long rows, long length) {
+PG_BODY void pg_softmax_rows_body(const float *x, float *y, long rows, long length) {
     for (long r = 0; r < rows; r++) {
         const float *in = x + r * length;
         float *out = y + r * length;
@@ -93,13 +90,14 @@ PG_CLONES void pg_softmax_rows(const float *x, float *y, long rows, long length)
         float largest = -INFINITY;
         for (; i < length; i++) largest = in[i] > largest ? in[i] : largest;
         for (int j = 0; j < 16; j++) largest = partial[j] > largest ? partial[j] : largest;
-        const float scale = 1.f / pg_exp_shifted(in, out, length, largest);
+        const float scale = 1.f / pg_exp_shifted_body(in, out, length, largest);
         for (i = 0; i < length; i++) out[i] *= scale;
     }
 }
+PG_ISA_VARIANTS_VOID(pg_softmax_rows, (const float *x, float *y, long rows, long length), (x, y, rows, length))
 
-PG_CLONES void pg_layer_norm_rows(const float *x, float *y, long rows, long length, const float *scale, const float *bias,
-                                  float epsilon, float *means, float *inverse_deviations) {
+PG_BODY void pg_layer_norm_rows_body(const float *x, float *y, long rows, long length, const float *scale,
+                                     const float *bias, float epsilon, float *means, float *inverse_deviations) {
     for (long r = 0; r < rows; r++) {
         const float *in = x + r * length;
         float *out = y + r * length;
@@ -119,7 +117,12 @@ PG_CLONES void pg_layer_norm_rows(const float *x, float *y, long rows, long leng
         if (inverse_deviations) inverse_deviations[r] = inverse;
     }
 }
+PG_ISA_VARIANTS_VOID(pg_layer_norm_rows,
+                     (const float *x, float *y, long rows, long length, const float *scale, const float *bias,
+                      float epsilon, float *means, float *inverse_deviations),
+                     (x, y, rows, length, scale, bias, epsilon, means, inverse_deviations))
 
-void pg_mean_rows(const float *x, float *y, long rows, long length) {
+PG_BODY void pg_mean_rows_body(const float *x, float *y, long rows, long length) {
     for (long r = 0; r < rows; r++) y[r] = sum_of(x + r * length, length) / (float)length;
 }
+PG_ISA_VARIANTS_VOID(pg_mean_rows, (const float *x, float *y, long rows, long length), (x, y, rows, length))

@@ -10,7 +10,7 @@ struct IdentificationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plantguide-identification",
         abstract: "PlantGuide plant identification: the on-device model, Pl@ntNet and the hybrid policy.",
-        subcommands: [IdentificationServiceCommand.self, CheckOnnxTestCommand.self],
+        subcommands: [IdentificationServiceCommand.self, CheckOnnxTestCommand.self, InstructionSetsCommand.self],
         defaultSubcommand: IdentificationServiceCommand.self)
 }
 
@@ -26,6 +26,8 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
             the model first and asks Pl@ntNet when the model is unsure (or experimental) and a key is set.
             Requests that arrive together are batched for the model (--max-batch, --max-wait-ms); beyond \
             --max-queued images waiting, requests get RESOURCE_EXHAUSTED.
+            The model runs on the CPU's best kernels (plantguide-identification instruction-sets lists them); \
+            PLANTGUIDE_INFERENCE_ISA=avx2 or portable forces a lower path.
             Check it with: plantguide rpc health tcp://127.0.0.1:7001
             """)
 
@@ -80,6 +82,7 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         guard maxQueued >= 1 else { throw ValidationError("--max-queued must be at least 1") }
         guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
         guard (0...1).contains(noPlantBelow) else { throw ValidationError("--no-plant-below must be 0–1") }
+        do { _ = try InferenceISA.configured() } catch { throw ValidationError(error.message) }
     }
 
     func run() async throws {

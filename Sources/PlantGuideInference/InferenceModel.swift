@@ -34,6 +34,7 @@ public final class InferenceModel: Sendable {
     }
 
     public init(_ model: Onnx_ModelProto) throws(InferenceError) {
+        _ = try InferenceISA.configured()
         try OpenBLAS.load()
         guard model.hasGraph else { throw InferenceError(.malformedModel, "the model has no graph") }
         guard let opset = model.opsetImport.first(where: { $0.domain.isEmpty || $0.domain == "ai.onnx" }).map({ Int($0.version) }) else {
@@ -97,10 +98,14 @@ public final class InferenceModel: Sendable {
         OpenBLAS.setThreads(max(1, count))
     }
 
-    /// The matrix-product kernels in use, for status and benchmarks: "AVX-512 convolutions and linear layers, OpenBLAS
-    /// Haswell" (OpenBLAS keeps attention's batched products and the fallbacks).
+    /// The kernels in use, for status and benchmarks: "AVX2 kernels, OpenBLAS Haswell" (OpenBLAS keeps attention's
+    /// batched products, and every product on the portable path).
     public static var matrixKernels: String {
-        (PackedProduct.isAvailable ? "AVX-512 convolutions and linear layers, " : "") + "OpenBLAS " + OpenBLAS.core
+        switch InferenceISA.current {
+        case .avx512: "AVX-512 kernels, OpenBLAS " + OpenBLAS.core
+        case .avx2: "AVX2 kernels, OpenBLAS " + OpenBLAS.core
+        case .portable: "portable kernels, OpenBLAS " + OpenBLAS.core
+        }
     }
 
     private static func port(_ value: Onnx_ValueInfoProto) throws(InferenceError) -> ModelPort {

@@ -1,6 +1,6 @@
-// The native half of PlantGuideInference: SIMD loops (depthwise convolution, max pooling, layer epilogues), each
-// compiled twice (x86-64-v3 with AVX2 and FMA, and the baseline) with the right one chosen by the CPU at load, and
-// OpenBLAS's matrix products, loaded at first use (blas.c says why).
+// The native half of PlantGuideInference: SIMD kernels (packed matrix products, depthwise convolution, pooling,
+// layer epilogues, transcendental functions), each for AVX-512, for AVX2 with FMA and portable, the one used chosen
+// once by what the CPU has (pg_isa), and OpenBLAS's matrix products, loaded at first use (blas.c says why).
 #ifndef PLANTGUIDE_INFERENCE_KERNELS_H
 #define PLANTGUIDE_INFERENCE_KERNELS_H
 
@@ -21,19 +21,18 @@ long pg_padded_plane_size(const pg_window *window);
 void pg_depthwise_conv2d(const pg_window *window, const float *input, const float *weights, float bias,
                          float *output, float *scratch);
 
-/// Floats of scratch pg_depthwise3x3_avx512 needs for `window`.
+/// Floats of scratch pg_depthwise3x3 needs for `window`.
 long pg_depthwise3x3_scratch_size(const pg_window *window);
 /// A 3×3 filter per channel over `channels` planes (dilation 1, stride_x 1 or 2), plus bias[c] (bias may be NULL),
-/// then `activation` (a PG_ACTIVATION_* and its bounds), into `channels` output planes. AVX-512F only.
-void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *input, const float *weights,
-                            const float *bias, int activation, float low_bound, float high_bound, float *output,
-                            float *scratch);
+/// then `activation` (a PG_ACTIVATION_* and its bounds), into `channels` output planes.
+void pg_depthwise3x3(const pg_window *window, int channels, const float *input, const float *weights,
+                     const float *bias, int activation, float low_bound, float high_bound, float *output, float *scratch);
+/// pg_depthwise3x3 where the output rows are as wide as the input's (stride 1, "same" padding), without a padded
+/// copy: each plane read as one row. For small planes, which a row at a time leaves mostly empty vectors.
+void pg_depthwise3x3_flat(const pg_window *window, int channels, const float *input, const float *weights,
+                          const float *bias, int activation, float low_bound, float high_bound, float *output);
 /// destination[i] = source[i · stride] for i < count: a strided row of im2col.
 void pg_copy_strided(const float *source, long stride, float *destination, long count);
-/// pg_depthwise3x3_avx512 where the output rows are as wide as the input's (stride 1, "same" padding), without
-/// a padded copy: each plane read as one row. For small planes, which a row at a time leaves mostly empty vectors.
-void pg_depthwise3x3_flat_avx512(const pg_window *window, int channels, const float *input, const float *weights,
-                                 const float *bias, int activation, float low_bound, float high_bound, float *output);
 /// Max over each window (padding never wins) of one plane into `output`.
 void pg_max_pool2d(const pg_window *window, const float *input, float *output, float *scratch);
 
@@ -42,8 +41,20 @@ enum { PG_ACTIVATION_NONE = 0, PG_ACTIVATION_RELU = 1, PG_ACTIVATION_CLIP = 2 };
 /// values[i] = activation(values[i] + bias), in place: the epilogue of convolutions and linear layers.
 void pg_bias_activation(float *values, long count, float bias, int activation, float low, float high);
 
-/// 1 when the CPU has AVX-512F, which pg_packed_gemm needs.
-int pg_has_avx512(void);
+/// The instruction sets the kernels are written for, lowest first.
+enum { PG_ISA_PORTABLE = 0, PG_ISA_AVX2 = 1, PG_ISA_AVX512 = 2 };
+/// What pg_requested_isa answers when PLANTGUIDE_INFERENCE_ISA is not set, and when it names no PG_ISA_*.
+enum { PG_ISA_UNSET = -1, PG_ISA_INVALID = -2 };
+/// The best the CPU runs: PG_ISA_AVX512 (x86-64-v4: AVX-512 F, BW, CD, DQ, VL), PG_ISA_AVX2 (x86-64-v3: AVX2,
+/// FMA) or PG_ISA_PORTABLE.
+int pg_cpu_isa(void);
+/// What PLANTGUIDE_INFERENCE_ISA (avx512, avx2 or portable) asks for, PG_ISA_UNSET or PG_ISA_INVALID.
+int pg_requested_isa(void);
+/// The set every kernel uses, decided at the first call: the requested one where it is valid and no higher than the
+/// CPU's, else the CPU's.
+int pg_isa(void);
+/// "avx512", "avx2" or "portable": the names PLANTGUIDE_INFERENCE_ISA takes.
+const char *pg_isa_name(int isa);
 /// Floats pg_pack_weights writes for an m × k weight matrix.
 long pg_packed_weights_size(int m, int k);
 /// Packs row-major m × k weights into panels of 8 rows, k-major, zero-filled: done once per plan.
@@ -55,7 +66,7 @@ long pg_packed_columns_size(int k, int n);
 void pg_pack_columns(const float *b, int k, int n, int transposed, float *packed);
 /// y[m × n] = activation(packed·x + bias[row] + column_bias[column]), x being k rows of n floats, `x_pitch` floats
 /// apart, its columns 32·t onwards starting `t·tile_stride` floats in (32 for a row-major x); either bias may be
-/// NULL. activation is a PG_ACTIVATION_* with its bounds. AVX-512F only.
+/// NULL. activation is a PG_ACTIVATION_* with its bounds.
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound);
 

@@ -3,7 +3,8 @@ import CInferenceKernels
 /// Conv over one or two spatial dimensions, with groups, strides, dilations, pads and auto_pad. Three kernels:
 /// pointwise (1×1: one matrix product), depthwise (one filter per channel: SIMD loops in CInferenceKernels) and
 /// general (im2col and a matrix product per group). The products run on weights packed at plan time where the
-/// CPU has AVX-512 (``PackedProduct``), else on OpenBLAS. Batch normalization and an activation after it are folded in at load.
+/// kernels run AVX-512 or AVX2 (``PackedProduct``), else on OpenBLAS. Batch normalization and an activation after
+/// it are folded in at load.
 struct ConvOperator: Operator {
     let window: WindowAttributes
     let groups: Int
@@ -49,7 +50,7 @@ struct ConvOperator: Operator {
 
         let isPointwise = kernelHeight == 1 && kernelWidth == 1 && g.strides == [1, 1]
             && g.padBegin == [0, 0] && g.padEnd == [0, 0]
-        // Fixed weights on an AVX-512 CPU: packed once, bias and Relu/Clip applied as the product is stored.
+        // Fixed weights on the AVX-512 or AVX2 path: packed once, bias and Relu/Clip applied as the product is stored.
         if groups == 1, let weights = inputs[1]?.constant, weights.elementType == .float,
            let product = weights.floats.withUnsafeBufferPointer({ PackedProduct(weights: $0.baseAddress!, rows: filters, depth: depth) }) {
             let columns = isPointwise ? nil : Scratch(count: depth * outPlane)
@@ -82,7 +83,7 @@ struct ConvOperator: Operator {
         if groupChannels == 1 && groupFilters == 1 && PackedProduct.isAvailable && g.kernel == [3, 3] && g.dilations == [1, 1]
             && g.strides[1] <= 2 {
             // MobileNet's and EfficientNet's depthwise 3×3: every channel of an image in one call, the activation
-            // applied as it stores (depthwise3x3_avx512.c); on MobileNetV2's layers 0.02-0.06 ms where the
+            // applied as it stores (depthwise3x3_avx512.c, _avx2.c); on MobileNetV2's layers 0.02-0.06 ms where the
             // per-plane loop below takes 0.05-0.10, and 0.25 where it takes 0.30-0.35 on the 112×112 one at
             // stride 2. Planes narrower than a vector whose output rows are as wide as the input's (7×7, 14×14
             // with "same" padding) are read as one long row each: 4 vectors for a 7×7 plane instead of 7 mostly
@@ -96,9 +97,9 @@ struct ConvOperator: Operator {
                 for n in 0..<batch {
                     let source = x + n * channels * inPlane, destination = y + n * channels * outPlane
                     if isFlat {
-                        pg_depthwise3x3_flat_avx512(&window, Int32(channels), source, w, bias, kind, low, high, destination)
+                        pg_depthwise3x3_flat(&window, Int32(channels), source, w, bias, kind, low, high, destination)
                     } else {
-                        pg_depthwise3x3_avx512(&window, Int32(channels), source, w, bias, kind, low, high, destination, scratch.pointer)
+                        pg_depthwise3x3(&window, Int32(channels), source, w, bias, kind, low, high, destination, scratch.pointer)
                     }
                 }
                 if !activation.isFusedByKernels { activation.apply(y, y, count: batch * channels * outPlane) }

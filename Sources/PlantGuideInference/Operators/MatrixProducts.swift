@@ -25,7 +25,7 @@ struct GemmOperator: Operator {
     let transposeA: Bool
     let transposeB: Bool
     var activation: Activation = .identity
-    /// B packed at load when it is a constant and the CPU has AVX-512 (``GraphOptimizer``).
+    /// B packed at load when it is a constant and the kernels run AVX-512 or AVX2 (``GraphOptimizer``).
     var packedWeights: PackedColumns?
 
     /// Whether the packed product can run this Gemm with these weights, as far as load time knows (C's shape when C
@@ -84,7 +84,7 @@ struct GemmOperator: Operator {
 /// MatMul with numpy's rules: batched over leading dimensions (broadcast), 1-D operands promoted and squeezed.
 /// GraphOptimizer gives a Linear layer's MatMul the Add of its bias as a third input, [n] added to every row.
 struct MatMulOperator: Operator {
-    /// B packed at load when it is a 2-D constant and the CPU has AVX-512 (``GraphOptimizer``).
+    /// B packed at load when it is a 2-D constant and the kernels run AVX-512 or AVX2 (``GraphOptimizer``).
     var packedWeights: PackedColumns?
 
     private struct Layout {
@@ -130,8 +130,8 @@ struct MatMulOperator: Operator {
                     if hasBias { addColumnBias(inputs[2]!, to: outputs[0], count: rows * n, columns: n) }
                 }
             }
-            // On AVX-512, A (the activations) is packed on each run, a copy, and B streamed packed (a constant) or
-            // as it is; which beats OpenBLAS wherever OPENBLAS_CORETYPE pins it to AVX2. The bias is added as rows
+            // On AVX-512 and AVX2, A (the activations) is packed on each run, a copy, and B streamed packed (a
+            // constant) or as it is, which beats OpenBLAS's packing of both on every call. The bias is added as rows
             // are stored.
             if let weights = packedWeights {
                 let scratch = weights.activationScratch(rows: rows)

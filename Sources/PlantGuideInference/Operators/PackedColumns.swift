@@ -1,7 +1,7 @@
 import CInferenceKernels
 
 /// A Linear layer's constant weights B [k × n], packed once at load into tiles of 32 columns with each tile's k
-/// rows contiguous (`pg_pack_columns`), for the AVX-512 product with activations packed on each run.
+/// rows contiguous (`pg_pack_columns`), for the packed product (AVX-512 or AVX2) with activations packed on each run.
 ///
 /// The layout is what lets a huge layer run at memory speed: the default model's first fully-connected layer has
 /// 74 MB of weights, which OpenBLAS packs anew on every call at batch 8, and which a row-major read walks 4 KB
@@ -14,8 +14,8 @@ final class PackedColumns: Sendable {
     let columns: Int
     private let packed: Scratch
 
-    /// Packs `weights`, k × n row-major, or n × k when `transposed` (Gemm's transB); nil where the CPU lacks
-    /// AVX-512F or `weights` is not a 2-D float tensor.
+    /// Packs `weights`, k × n row-major, or n × k when `transposed` (Gemm's transB); nil on the portable path or
+    /// where `weights` is not a 2-D float tensor.
     init?(_ weights: Tensor, transposed: Bool) {
         guard PackedProduct.isAvailable, weights.elementType == .float, weights.shape.count == 2 else { return nil }
         (depth, columns) = transposed ? (weights.shape[1], weights.shape[0]) : (weights.shape[0], weights.shape[1])

@@ -1,16 +1,16 @@
 import CInferenceKernels
 
-/// A convolution's weights packed once for `pg_packed_gemm` (AVX-512), which applies the bias and a Relu or
-/// Clip as it stores: the matrix product of pointwise and im2col convolutions where the CPU has AVX-512F.
+/// A convolution's weights packed once for `pg_packed_gemm` (AVX-512 or AVX2), which applies the bias and a Relu or
+/// Clip as it stores: the matrix product of pointwise and im2col convolutions on the AVX2 and AVX-512 paths.
 struct PackedProduct {
-    /// Whether this CPU can run it.
-    static let isAvailable = pg_has_avx512() != 0
+    /// Whether the instruction set in use runs it (and the depthwise 3×3 kernels).
+    static let isAvailable = InferenceISA.current >= .avx2
 
     private let packed: Scratch
     let rows: Int
     let depth: Int
 
-    /// Packs row-major `rows` × `depth` weights; nil where the CPU lacks AVX-512F.
+    /// Packs row-major `rows` × `depth` weights; nil on the portable path.
     init?(weights: UnsafePointer<Float>, rows: Int, depth: Int) {
         guard Self.isAvailable else { return nil }
         packed = Scratch(count: pg_packed_weights_size(Int32(rows), Int32(depth)))

@@ -1,0 +1,36 @@
+// The padded copy the depthwise 3×3 kernels read (the same for AVX-512 and AVX2), and the kernels pg_depthwise3x3
+// and pg_depthwise3x3_flat choose from. Private to CInferenceKernels.
+#ifndef PLANTGUIDE_DEPTHWISE3X3_H
+#define PLANTGUIDE_DEPTHWISE3X3_H
+
+#include "inference_kernels.h"
+
+/// Floats per row of the padded copy the windows read: their reach (halved at stride 2) in whole 16-float vectors.
+static inline long padded_columns(const pg_window *w) {
+    const long reach = (long)(w->out_width - 1) * w->stride_x + 3;
+    const long columns = w->stride_x == 2 ? (reach + 1) / 2 : reach;
+    return (columns + 15) / 16 * 16;
+}
+
+/// Floats per row of the padded copy: its columns, and one vector more, which the last vector's neighbour is
+/// loaded from. The copy never writes that vector: it holds zeros or an earlier plane's values, which reach
+/// only the lanes past the row's last output.
+static inline long padded_pitch(const pg_window *w) { return padded_columns(w) + 16; }
+
+static inline long padded_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + 3; }
+
+/// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
+enum { AHEAD_ROWS = 16, LARGE_PLANE = 2048 };
+
+void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *input, const float *weights,
+                            const float *bias, int activation, float low_bound, float high_bound, float *output,
+                            float *scratch);
+void pg_depthwise3x3_avx2(const pg_window *window, int channels, const float *input, const float *weights,
+                          const float *bias, int activation, float low_bound, float high_bound, float *output,
+                          float *scratch);
+void pg_depthwise3x3_flat_avx512(const pg_window *window, int channels, const float *input, const float *weights,
+                                 const float *bias, int activation, float low_bound, float high_bound, float *output);
+void pg_depthwise3x3_flat_avx2(const pg_window *window, int channels, const float *input, const float *weights,
+                               const float *bias, int activation, float low_bound, float high_bound, float *output);
+
+#endif

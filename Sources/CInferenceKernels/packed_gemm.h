@@ -1,0 +1,20 @@
+// The layout pg_pack_weights and pg_pack_columns write, the same for every instruction set (a model packed once
+// runs on any of them), and the kernels that compute one panel of it against one tile. Private to CInferenceKernels.
+#ifndef PLANTGUIDE_PACKED_GEMM_H
+#define PLANTGUIDE_PACKED_GEMM_H
+
+/// Rows of W per panel, columns of X per tile.
+enum { PANEL = 8, TILE = 32 };
+/// Steps of k the weights and a streamed X are fetched ahead.
+enum { AHEAD = 32, STREAM_AHEAD = 64 };
+
+/// One panel `p` of 8 rows of y against one tile of 32 columns from `n0` (fewer where n ends), over all of k,
+/// plus the biases and the activation. `prefetch`: this call brings the tile in, and fetches `ahead` floats on.
+typedef void pg_panel_tile(const float *packed, int m, int k, const float *x, long x_pitch, long tile_stride, long ahead,
+                           int prefetch, float *y, int n, int p, int n0, const float *bias, const float *column_bias,
+                           int activation, float low, float high);
+
+pg_panel_tile pg_panel_tile_avx512;
+pg_panel_tile pg_panel_tile_avx2;
+
+#endif

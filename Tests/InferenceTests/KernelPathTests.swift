@@ -1,0 +1,153 @@
+import CInferenceKernels
+import Foundation
+import PlantGuideInference
+import PlantGuideTestSupport
+import Testing
+
+/// The hand-written kernels of the path in use (Scripts/test runs this suite once per path the CPU has, through
+/// PLANTGUIDE_INFERENCE_ISA) against plain loops in Double, on the shapes where their vectors end: partial tiles and
+/// panels, single rows, planes narrower and wider than a vector, both strides.
+@Suite struct KernelPathTests {
+    @Test("the path in use is the one PLANTGUIDE_INFERENCE_ISA names, else the CPU's best")
+    func pathInUse() throws {
+        let requested = ProcessInfo.processInfo.environment[InferenceISA.environmentVariable]
+        #expect(try InferenceISA.configured() == InferenceISA.current)
+        if let requested, !requested.isEmpty {
+            #expect(InferenceISA.current.description == requested)
+        } else {
+            #expect(InferenceISA.current == InferenceISA.cpu)
+        }
+        #expect(InferenceISA.supported.contains(InferenceISA.current))
+        #expect(InferenceModel.matrixKernels.contains(InferenceISA.current == .avx512 ? "AVX-512" : InferenceISA.current == .avx2 ? "AVX2" : "portable"))
+    }
+
+    @Test("instruction-sets lists the CPU's paths, marks the forced one and refuses a name it does not know")
+    func instructionSetsCommand() async throws {
+        let binary = BuildProducts.url(of: "plantguide-identification")
+        let names = try await ChildProcess.run(binary, ["instruction-sets", "--names"], environment: ["PLANTGUIDE_INFERENCE_ISA": ""])
+        #expect(names.status == 0)
+        #expect(names.output.split(separator: "\n").map(String.init) == InferenceISA.supported.map(\.description))
+        let forced = try await ChildProcess.run(binary, ["instruction-sets"], environment: ["PLANTGUIDE_INFERENCE_ISA": "portable"])
+        #expect(forced.status == 0)
+        #expect(forced.output.contains("* portable"))
+        let unknown = try await ChildProcess.run(binary, ["instruction-sets"], environment: ["PLANTGUIDE_INFERENCE_ISA": "avx3"])
+        #expect(unknown.status == 2)
+        #expect(unknown.output.contains("PLANTGUIDE_INFERENCE_ISA must be one of portable, avx2, avx512"))
+    }
+
+    @Test("the packed product matches a plain one at every edge of its panels and tiles", arguments: [
+        (1, 1, 1), (1, 9, 33), (1, 64, 100), (3, 5, 7), (4, 17, 16), (8, 32, 32), (9, 3, 65), (13, 70, 45), (16, 130, 96), (24, 27, 12544 / 8),
+    ])
+    func packedProduct(_ shape: (Int, Int, Int)) {
+        let (m, k, n) = shape
+        var random = SeededRandom(seed: UInt64(m * 10_000 + k * 100 + n))
+        let w = (0..<m * k).map { _ in random.nextFloat() }, x = (0..<k * n).map { _ in random.nextFloat() }
+        let bias = (0..<m).map { _ in random.nextFloat() }, columnBias = (0..<n).map { _ in random.nextFloat() }
+        var packedW = [Float](repeating: .nan, count: pg_packed_weights_size(Int32(m), Int32(k)))
+        pg_pack_weights(w, Int32(m), Int32(k), &packedW)
+        var packedX = [Float](repeating: .nan, count: pg_packed_columns_size(Int32(k), Int32(n)))
+        pg_pack_columns(x, Int32(k), Int32(n), 0, &packedX)
+        for (activation, low, high) in [(PG_ACTIVATION_NONE, Float(0), Float(0)), (PG_ACTIVATION_RELU, 0, 0), (PG_ACTIVATION_CLIP, -0.5, 0.5)] {
+            // X as row-major planes (a convolution) with a row bias, and X packed in tiles (a Linear layer) with a
+            // column bias.
+            var planes = [Float](repeating: .nan, count: m * n), tiles = planes
+            pg_packed_gemm(packedW, Int32(m), Int32(k), x, Int32(n), n, 32, &planes, bias, nil, Int32(activation), low, high)
+            pg_packed_gemm(packedW, Int32(m), Int32(k), packedX, Int32(n), 32, 32 * k, &tiles, nil, columnBias, Int32(activation), low, high)
+            var worstPlanes = 0.0, worstTiles = 0.0
+            for row in 0..<m {
+                for column in 0..<n {
+                    var sum = 0.0, scale = 1.0
+                    for step in 0..<k {
+                        sum += Double(w[row * k + step]) * Double(x[step * n + column])
+                        scale += abs(Double(w[row * k + step]) * Double(x[step * n + column]))
+                    }
+                    let expectedPlanes = apply(activation, sum + Double(bias[row]), low, high)
+                    let expectedTiles = apply(activation, sum + Double(columnBias[column]), low, high)
+                    worstPlanes = max(worstPlanes, abs(Double(planes[row * n + column]) - expectedPlanes) / scale)
+                    worstTiles = max(worstTiles, abs(Double(tiles[row * n + column]) - expectedTiles) / scale)
+                }
+            }
+            #expect(worstPlanes < 1e-5, "\(InferenceISA.current), \(m)×\(k)×\(n), activation \(activation): \(worstPlanes)")
+            #expect(worstTiles < 1e-5, "\(InferenceISA.current), \(m)×\(k)×\(n), activation \(activation): \(worstTiles)")
+        }
+    }
+
+    @Test("depthwise 3×3 matches a plain loop, padded or flat, at stride 1 and 2", arguments: [
+        (7, 7, 1), (14, 14, 1), (5, 11, 1), (16, 16, 1), (13, 17, 1), (56, 56, 1), (9, 9, 2), (14, 14, 2), (112, 112, 2), (13, 31, 2),
+    ])
+    func depthwise3x3(_ shape: (Int, Int, Int)) {
+        let (height, width, stride) = shape
+        let channels = 5
+        var random = SeededRandom(seed: UInt64(height * 1000 + width * 10 + stride))
+        let input = (0..<channels * height * width).map { _ in random.nextFloat() }
+        let weights = (0..<channels * 9).map { _ in random.nextFloat() }, bias = (0..<channels).map { _ in random.nextFloat() }
+        let (outHeight, outWidth) = ((height - 1) / stride + 1, (width - 1) / stride + 1)
+        var window = pg_window(height: Int32(height), width: Int32(width), out_height: Int32(outHeight), out_width: Int32(outWidth),
+                               kernel_y: 3, kernel_x: 3, stride_y: Int32(stride), stride_x: Int32(stride), dilation_y: 1, dilation_x: 1,
+                               pad_top: 1, pad_left: 1)
+        let outPlane = outHeight * outWidth
+        var padded = [Float](repeating: .nan, count: channels * outPlane)
+        var scratch = [Float](repeating: 0, count: pg_depthwise3x3_scratch_size(&window) + 64)
+        // The kernels align the scratch they are given: the executor's is 64-byte aligned, as this one.
+        scratch.withUnsafeMutableBufferPointer { buffer in
+            let aligned = UnsafeMutableRawPointer(buffer.baseAddress!).alignedUp(toMultipleOf: 64).assumingMemoryBound(to: Float.self)
+            pg_depthwise3x3(&window, Int32(channels), input, weights, bias, Int32(PG_ACTIVATION_CLIP), -0.3, 0.3, &padded, aligned)
+        }
+        var flat = [Float](repeating: .nan, count: channels * outPlane)
+        let isFlat = stride == 1 && width <= 16
+        if isFlat { pg_depthwise3x3_flat(&window, Int32(channels), input, weights, bias, Int32(PG_ACTIVATION_CLIP), -0.3, 0.3, &flat) }
+        var worst = 0.0, worstFlat = 0.0
+        for c in 0..<channels {
+            for oy in 0..<outHeight {
+                for ox in 0..<outWidth {
+                    var sum = Double(bias[c])
+                    for ky in 0..<3 {
+                        for kx in 0..<3 {
+                            let (y, x) = (oy * stride + ky - 1, ox * stride + kx - 1)
+                            guard (0..<height).contains(y), (0..<width).contains(x) else { continue }
+                            sum += Double(weights[c * 9 + ky * 3 + kx]) * Double(input[(c * height + y) * width + x])
+                        }
+                    }
+                    let expected = apply(PG_ACTIVATION_CLIP, sum, -0.3, 0.3), index = c * outPlane + oy * outWidth + ox
+                    worst = max(worst, abs(Double(padded[index]) - expected))
+                    if isFlat { worstFlat = max(worstFlat, abs(Double(flat[index]) - expected)) }
+                }
+            }
+        }
+        #expect(worst < 1e-5, "\(InferenceISA.current), \(height)×\(width) stride \(stride): \(worst)")
+        #expect(worstFlat < 1e-5, "\(InferenceISA.current), \(height)×\(width) flat: \(worstFlat)")
+    }
+
+    @Test("every second float of a row, at every length around a vector's")
+    func stridedCopy() {
+        let source = (0..<200).map(Float.init)
+        for count in [1, 7, 8, 9, 15, 16, 17, 31, 33, 99] {
+            var destination = [Float](repeating: .nan, count: count + 1)
+            pg_copy_strided(source, 2, &destination, count)
+            #expect(Array(destination.prefix(count)) == (0..<count).map { Float(2 * $0) }, "\(InferenceISA.current), \(count)")
+            #expect(destination[count].isNaN, "wrote past \(count)")
+        }
+    }
+
+    private func apply(_ activation: Int, _ value: Double, _ low: Float, _ high: Float) -> Double {
+        switch activation {
+        case PG_ACTIVATION_RELU: max(value, 0)
+        case PG_ACTIVATION_CLIP: min(max(value, Double(low)), Double(high))
+        default: value
+        }
+    }
+}
+
+/// A small deterministic generator (splitmix64), so that a failing shape fails the same way every run.
+private struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func nextFloat() -> Float {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Float(z >> 40) / Float(1 << 24) * 2 - 1
+    }
+}
