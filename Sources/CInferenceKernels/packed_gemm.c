@@ -7,6 +7,8 @@
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
+#include <stdlib.h>
+
 /// A 1 MB L2 (Zen 4 and 5, Ice Lake), and what of it an operand may fill beside the other's stream.
 enum { L2 = 1024 * 1024, L2_SHARE = L2 / 2 };
 
@@ -62,6 +64,52 @@ static void panel_tile_portable(const float *packed, int m, int k, const float *
     }
 }
 
+/// This thread's buffer of at least `floats` floats, 64-byte aligned, kept for its next call; NULL when memory is out.
+static float *thread_buffer(long floats) {
+    static __thread float *buffer;
+    static __thread long capacity;
+    if (floats > capacity) {
+        free(buffer);
+        const size_t bytes = ((size_t)floats * sizeof(float) + 63) / 64 * 64;
+        buffer = aligned_alloc(64, bytes);
+        capacity = buffer ? floats : 0;
+    }
+    return buffer;
+}
+
+/// The AVX2 product where x is rows of the full width (a convolution's planes) and deep: each tile of x copied once
+/// into contiguous rows first. Its four blocks per panel each read the tile's k rows, which straight from the planes
+/// are k cache lines in as many pages, apart by a plane; copied, they are one stream in L1. (A shallow product's
+/// few rows stay in cache and the TLB: the copy would cost more than it saves.) Returns 0 (and does
+/// nothing) when the copy's memory cannot be had.
+static int gemm_copying_x(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y,
+                          const float *bias, const float *column_bias, int activation, float low, float high,
+                          int panel_first, pg_panel_tile *panel_tile) {
+    const int panels = (m + PANEL - 1) / PANEL, tiles = (n + TILE - 1) / TILE;
+    if (panel_first) {
+        // Every tile copied at once: x fits in L2, and each panel runs against all of them.
+        float *copy = thread_buffer((long)tiles * TILE * k);
+        if (!copy) return 0;
+        pg_copy_tiles_avx2(x, k, n, x_pitch, 0, n, copy);
+        for (int p = 0; p < panels; p++) {
+            for (int n0 = 0; n0 < n; n0 += TILE) {
+                panel_tile(packed, m, k, copy, TILE, (long)TILE * k, 0, 0, y, n, p, n0, bias, column_bias, activation, low, high);
+            }
+        }
+        return 1;
+    }
+    float *copy = thread_buffer((long)TILE * k);
+    if (!copy) return 0;
+    for (int n0 = 0; n0 < n; n0 += TILE) {
+        pg_copy_tiles_avx2(x, k, n, x_pitch, n0, n0 + 1, copy);
+        for (int p = 0; p < panels; p++) {
+            // The tile stride is 0: the copy holds this tile alone, at `copy` whatever n0 is.
+            panel_tile(packed, m, k, copy, TILE, 0, 0, 0, y, n, p, n0, bias, column_bias, activation, low, high);
+        }
+    }
+    return 1;
+}
+
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound) {
     const int panels = (m + PANEL - 1) / PANEL;
@@ -80,7 +128,13 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     const long ahead = tile_stride == (long)k * x_pitch ? STREAM_AHEAD * x_pitch : tile_stride;
     const long x_bytes = (long)k * (tile_stride == TILE ? n : ((n + TILE - 1) / TILE) * TILE) * 4;
     const long packed_bytes = (long)panels * PANEL * k * 4;
-    if ((x_bytes <= L2_SHARE && packed_bytes > L2) || (x_bytes <= L2 && k <= SHALLOW)) {
+    const int panel_first = (x_bytes <= L2_SHARE && packed_bytes > L2) || (x_bytes <= L2 && k <= SHALLOW);
+    const int tiled = x_pitch == TILE && tile_stride == (long)k * TILE;
+    if (panel_tile == pg_panel_tile_avx2 && !tiled && k > SHALLOW
+        && gemm_copying_x(packed, m, k, x, n, x_pitch, y, bias, column_bias, activation, low_bound, high_bound, panel_first, panel_tile)) {
+        return;
+    }
+    if (panel_first) {
         // Each panel of weights against every tile of x, which stays in L2, where the other order reads the
         // weights again for every tile or writes all of y's rows at once. Two cases: more weights than L2 holds
         // against few columns (a 1×1 convolution on a 7×7 plane: each panel is read from L3 once), and a shallow

@@ -1,8 +1,8 @@
 // pg_packed_gemm's inner kernel on AVX2 with FMA, on the same packed layout as AVX-512's: with 16 vector registers
 // of 8 floats, a panel of 8 rows against a tile of 32 columns is four blocks of 4 rows × 16 columns, each with its
-// 8 sums in registers across all of k (two loads of x and four broadcast weights per 8 multiply-adds: the
-// multipliers, not the loads, set the pace). The blocks read the same 16 columns of x one after the other, while
-// they are still in L1. A tile's last columns load and store through lane masks.
+// 8 sums in registers (two loads of x and four broadcast weights per 8 multiply-adds: the multipliers, not the
+// loads, set the pace). The blocks take turns over chunks of k, so that each chunk of x is read from memory once
+// and by the other blocks from L1. A tile's last columns load and store through lane masks.
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
@@ -18,18 +18,29 @@ PG_AVX2 static inline __m256 column_biases(const float *column_bias, long column
     return column_bias ? load8(column_bias + column, count) : _mm256_setzero_ps();
 }
 
-/// 4 rows from `first_row` of the panel against 16 columns of x from `source` (`columns` of them real; all 16 when
-/// `full`, a constant at each call), stored with biases and activation.
+/// Steps of k the four blocks of a panel take in turn: 128 rows of a tile's 16 columns (8 KB) stay in L1 for the
+/// block that reads them next, where a whole tile of a large layer (k in the tens of thousands) would not stay even
+/// in L2 and be read from memory four times.
+enum { K_CHUNK = 128 };
+
+/// 4 rows of the panel (`w` at the first of them) against 16 columns of x from `source` for `steps` steps of k,
+/// adding to the 8 sums in `sums`. `full` (a constant at each call): all 16 columns are there; else `columns` are.
+/// The `lead` block, the first to read a chunk, fetches the weights ahead. Spread evenly over its steps, a block
+/// fetches `lines` cache lines of x from `fetch` (none when NULL): rows of a tile, two lines each, `x_pitch` apart.
 PG_AVX2 static inline __attribute__((always_inline)) void
-block4x16(const float *w, int m, int k, const float *source, long x_pitch, const int full, long columns, int row0,
-          int first_row, float *y, int n, long column, const float *bias, const float *column_bias, int activation,
-          __m256 low, __m256 high, long ahead, int prefetch) {
+block4x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
+          const float *fetch, long lines, __m256 *sums) {
     const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8);
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    w += first_row;
-    for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
-        if (prefetch) _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
-        _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);
+    __m256 a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], b0 = sums[4], b1 = sums[5], b2 = sums[6], b3 = sums[7];
+    // Line j is fetched at the step where j·steps/lines falls, counted without a division (`due`).
+    long j = 0, due = 0;
+    for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
+        if (lead) _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);
+        if (fetch) {
+            for (due += lines; due >= steps; due -= steps, j++) {
+                _mm_prefetch((const char *)(fetch + (j >> 1) * x_pitch + (j & 1) * 16), _MM_HINT_T0);
+            }
+        }
         const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
         const __m256 x1 = full ? _mm256_loadu_ps(source + 8) : _mm256_maskload_ps(source + 8, mask1);
         __m256 v;
@@ -38,16 +49,7 @@ block4x16(const float *w, int m, int k, const float *source, long x_pitch, const
         v = _mm256_broadcast_ss(w + 2); a2 = _mm256_fmadd_ps(v, x0, a2); b2 = _mm256_fmadd_ps(v, x1, b2);
         v = _mm256_broadcast_ss(w + 3); a3 = _mm256_fmadd_ps(v, x0, a3); b3 = _mm256_fmadd_ps(v, x1, b3);
     }
-    const __m256 column0 = column_biases(column_bias, column, columns), column1 = column_biases(column_bias, column + 8, columns - 8);
-    const __m256 first_half[4] = {a0, a1, a2, a3}, second_half[4] = {b0, b1, b2, b3};
-    for (int r = 0; r < 4; r++) {
-        const int row = row0 + first_row + r;
-        if (row >= m) break;
-        const float b = bias ? bias[row] : 0.0f;
-        float *out = y + (long)row * n + column;
-        store8(out, finish(first_half[r], b, column0, activation, low, high), columns);
-        store8(out + 8, finish(second_half[r], b, column1, activation, low, high), columns - 8);
-    }
+    sums[0] = a0; sums[1] = a1; sums[2] = a2; sums[3] = a3; sums[4] = b0; sums[5] = b1; sums[6] = b2; sums[7] = b3;
 }
 
 /// One row (a Linear layer at batch 1) against the tile's 32 columns: the panel's other seven rows are zeros, and
@@ -97,23 +99,66 @@ single_row(const float *w, int k, const float *source, long x_pitch, const int f
     }
 }
 
-/// The four blocks of a panel and a tile, `full` a constant at each call.
+/// The four blocks of a panel and a tile (4 rows × 16 columns each), `full` a constant at each call.
 PG_AVX2 static inline __attribute__((always_inline)) void
 panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, long columns, int row0,
            float *y, int n, int n0, const float *bias, const float *column_bias, int activation, __m256 low,
-           __m256 high, long ahead, int prefetch) {
+           __m256 high, long ahead, int prefetch, int stream) {
     if (m - row0 == 1) {
         single_row(w, k, source, x_pitch, full, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch);
         return;
     }
-    // Columns 0-15 for rows 0-3 then 4-7, then columns 16-31. The first block brings x in and fetches ahead (its
-    // 32 columns are two cache lines: the first block takes the first, the third the second).
-    for (int half = 0; half < 2; half++) {
-        const long remaining = columns - 16 * half;
-        if (remaining <= 0) break;
-        for (int quad = 0; quad < 2 && row0 + 4 * quad < m; quad++) {
-            block4x16(w, m, k, source + 16 * half, x_pitch, full, remaining, row0, 4 * quad, y, n, n0 + 16 * half, bias,
-                      column_bias, activation, low, high, ahead, prefetch && quad == 0);
+    // sums[half][quad]: columns 16·half on, rows 4·quad on, K_CHUNK steps at a time, each block in turn. Where the
+    // next tile follows this one in memory (a `stream`: a Linear layer's packed weights), the blocks fetch the next
+    // chunk between them, a quarter each, evenly over their steps: the first alone, in a quarter of the time, would
+    // ask for more lines at once than the core can have in flight. Else, with `prefetch`, the first block fetches the
+    // same rows `ahead` floats on (the next tile of a convolution's planes).
+    __m256 sums[2][2][8];
+    for (int i = 0; i < 2 * 2 * 8; i++) (&sums[0][0][0])[i] = _mm256_setzero_ps();
+    const int halves = columns > 16 ? 2 : 1, quads = m - row0 > 4 ? 2 : 1, blocks = halves * quads;
+    for (int k0 = 0; k0 < k; k0 += K_CHUNK) {
+        const int steps = k - k0 < K_CHUNK ? k - k0 : K_CHUNK;
+        const float *chunk = source + (long)k0 * x_pitch;
+        for (int block = 0; block < blocks; block++) {
+            const int half = block / quads, quad = block % quads;
+            const float *fetch = NULL;
+            long lines = 0;
+            if (stream) {
+                const long rows = K_CHUNK / blocks;
+                fetch = chunk + (K_CHUNK + block * rows) * x_pitch;
+                lines = 2 * rows;
+            } else if (prefetch && block == 0) {
+                fetch = chunk + ahead;
+                lines = 2L * steps;
+            }
+            block4x16(w + (long)k0 * PANEL + 4 * quad, steps, chunk + 16 * half, x_pitch, full, columns - 16 * half, block == 0,
+                      fetch, lines, sums[half][quad]);
+        }
+    }
+    for (int half = 0; half < halves; half++) {
+        const long remaining = columns - 16 * half, column = n0 + 16 * half;
+        const __m256 column0 = column_biases(column_bias, column, remaining);
+        const __m256 column1 = column_biases(column_bias, column + 8, remaining - 8);
+        for (int r = 0; r < 8 && row0 + r < m; r++) {
+            const int row = row0 + r;
+            const float b = bias ? bias[row] : 0.0f;
+            const __m256 *block = sums[half][r / 4];
+            float *out = y + (long)row * n + column;
+            store8(out, finish(block[r % 4], b, column0, activation, low, high), remaining);
+            store8(out + 8, finish(block[4 + r % 4], b, column1, activation, low, high), remaining - 8);
+        }
+    }
+}
+
+PG_AVX2 void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int n0, int end, float *tiles) {
+    for (int t0 = n0; t0 < end; t0 += TILE) {
+        const long columns = n - t0 < TILE ? n - t0 : TILE;
+        for (int kk = 0; kk < k; kk++, tiles += TILE) {
+            const float *row = x + (long)kk * x_pitch + t0;
+            // The same row of the next tile, which the prefetcher, among k rows a plane apart, fetches too late.
+            _mm_prefetch((const char *)(row + TILE), _MM_HINT_T0);
+            _mm_prefetch((const char *)(row + TILE + 16), _MM_HINT_T0);
+            for (int v = 0; v < 4; v++) _mm256_store_ps(tiles + 8 * v, load8(row + 8 * v, columns - 8 * v));
         }
     }
 }
@@ -126,10 +171,11 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
     const int row0 = p * PANEL;
+    const int stream = tile_stride == (long)k * x_pitch;
     if (columns == TILE) {
-        panel_tile(w, m, k, source, x_pitch, 1, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch);
+        panel_tile(w, m, k, source, x_pitch, 1, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
     } else {
-        panel_tile(w, m, k, source, x_pitch, 0, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch);
+        panel_tile(w, m, k, source, x_pitch, 0, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
     }
 }
 #endif
