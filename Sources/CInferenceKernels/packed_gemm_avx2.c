@@ -1,8 +1,8 @@
 // pg_packed_gemm's inner kernel on AVX2 with FMA, on the same packed layout as AVX-512's: with 16 vector registers
-// of 8 floats, a panel of 8 rows against a tile of 32 columns is four blocks of 4 rows × 16 columns, each with its
-// 8 sums in registers (two loads of x and four broadcast weights per 8 multiply-adds: the multipliers, not the
-// loads, set the pace). The blocks take turns over chunks of k, so that each chunk of x is read from memory once
-// and by the other blocks from L1. A tile's last columns load and store through lane masks.
+// of 8 floats, a panel of 8 rows against a tile of 32 columns is three blocks, 6 rows × 16 columns twice and 2 rows
+// × 32 columns, each with its sums in registers (per step, 22 loads for 32 multiply-adds: the multipliers, not the
+// loads, set the pace). The blocks take turns over chunks of k, so that each chunk of x is read from memory once and
+// by the other blocks from L1. A tile's last columns load and store through lane masks.
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
@@ -23,24 +23,36 @@ PG_AVX2 static inline __m256 column_biases(const float *column_bias, long column
 /// in L2 and be read from memory four times.
 enum { K_CHUNK = 128 };
 
-/// 4 rows of the panel (`w` at the first of them) against 16 columns of x from `source` for `steps` steps of k,
-/// adding to the 8 sums in `sums`. `full` (a constant at each call): all 16 columns are there; else `columns` are.
-/// The `lead` block, the first to read a chunk, fetches the weights ahead. Spread evenly over its steps, a block
-/// fetches `lines` cache lines of x from `fetch` (none when NULL): rows of a tile, two lines each, `x_pitch` apart.
+/// Fetches ahead for one step of a block: the weights `AHEAD` steps on for the `lead` block, and the lines of x due
+/// at this step of the `lines` spread evenly over `steps` from `fetch` (rows of a tile, two lines each, `x_pitch`
+/// apart), counted without a division.
+#define FETCH_AHEAD()                                                                                      \
+    do {                                                                                                   \
+        if (lead) _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);                            \
+        if (fetch) {                                                                                       \
+            for (due += lines; due >= steps; due -= steps, j++) {                                          \
+                _mm_prefetch((const char *)(fetch + (j >> 1) * x_pitch + (j & 1) * 16), _MM_HINT_T0);      \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+
+/// 6 rows of the panel (`w` at the first) against 16 columns of x from `source` for `steps` steps of k, adding to
+/// the 12 sums in `sums` (columns 0-7 of each row, then 8-15; from zero on the `first` chunk): 12 chains of multiply-adds, more than the 8 that
+/// two 4-cycle multipliers need, so that a late load does not stall them. `full` (a constant at each call): all 16
+/// columns are there; else `columns` are. The `lead` block, the first to read a chunk, fetches the weights ahead;
+/// each block fetches its `lines` of x from `fetch` (none when NULL).
 PG_AVX2 static inline __attribute__((always_inline)) void
-block4x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long lines, __m256 *sums) {
+block6x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
+          const float *fetch, long lines, int first, __m256 *sums) {
     const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8);
-    __m256 a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], b0 = sums[4], b1 = sums[5], b2 = sums[6], b3 = sums[7];
-    // Line j is fetched at the step where j·steps/lines falls, counted without a division (`due`).
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 a0 = first ? zero : sums[0], a1 = first ? zero : sums[1], a2 = first ? zero : sums[2];
+    __m256 a3 = first ? zero : sums[3], a4 = first ? zero : sums[4], a5 = first ? zero : sums[5];
+    __m256 b0 = first ? zero : sums[6], b1 = first ? zero : sums[7], b2 = first ? zero : sums[8];
+    __m256 b3 = first ? zero : sums[9], b4 = first ? zero : sums[10], b5 = first ? zero : sums[11];
     long j = 0, due = 0;
     for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
-        if (lead) _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);
-        if (fetch) {
-            for (due += lines; due >= steps; due -= steps, j++) {
-                _mm_prefetch((const char *)(fetch + (j >> 1) * x_pitch + (j & 1) * 16), _MM_HINT_T0);
-            }
-        }
+        FETCH_AHEAD();
         const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
         const __m256 x1 = full ? _mm256_loadu_ps(source + 8) : _mm256_maskload_ps(source + 8, mask1);
         __m256 v;
@@ -48,9 +60,36 @@ block4x16(const float *w, int steps, const float *source, long x_pitch, const in
         v = _mm256_broadcast_ss(w + 1); a1 = _mm256_fmadd_ps(v, x0, a1); b1 = _mm256_fmadd_ps(v, x1, b1);
         v = _mm256_broadcast_ss(w + 2); a2 = _mm256_fmadd_ps(v, x0, a2); b2 = _mm256_fmadd_ps(v, x1, b2);
         v = _mm256_broadcast_ss(w + 3); a3 = _mm256_fmadd_ps(v, x0, a3); b3 = _mm256_fmadd_ps(v, x1, b3);
+        v = _mm256_broadcast_ss(w + 4); a4 = _mm256_fmadd_ps(v, x0, a4); b4 = _mm256_fmadd_ps(v, x1, b4);
+        v = _mm256_broadcast_ss(w + 5); a5 = _mm256_fmadd_ps(v, x0, a5); b5 = _mm256_fmadd_ps(v, x1, b5);
+    }
+    sums[0] = a0; sums[1] = a1; sums[2] = a2; sums[3] = a3; sums[4] = a4; sums[5] = a5;
+    sums[6] = b0; sums[7] = b1; sums[8] = b2; sums[9] = b3; sums[10] = b4; sums[11] = b5;
+}
+
+/// 2 rows of the panel against all 32 columns of the tile: the panel's last two rows after two 6×16 blocks, or a
+/// panel of two rows. `sums` holds each row's four vectors.
+PG_AVX2 static inline __attribute__((always_inline)) void
+block2x32(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
+          const float *fetch, long lines, int first, __m256 *sums) {
+    const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8), mask2 = lanes8(columns - 16), mask3 = lanes8(columns - 24);
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 a0 = first ? zero : sums[0], a1 = first ? zero : sums[1], a2 = first ? zero : sums[2], a3 = first ? zero : sums[3];
+    __m256 b0 = first ? zero : sums[4], b1 = first ? zero : sums[5], b2 = first ? zero : sums[6], b3 = first ? zero : sums[7];
+    long j = 0, due = 0;
+    for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
+        FETCH_AHEAD();
+        const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
+        const __m256 x1 = full ? _mm256_loadu_ps(source + 8) : _mm256_maskload_ps(source + 8, mask1);
+        const __m256 x2 = full ? _mm256_loadu_ps(source + 16) : _mm256_maskload_ps(source + 16, mask2);
+        const __m256 x3 = full ? _mm256_loadu_ps(source + 24) : _mm256_maskload_ps(source + 24, mask3);
+        const __m256 v0 = _mm256_broadcast_ss(w + 0), v1 = _mm256_broadcast_ss(w + 1);
+        a0 = _mm256_fmadd_ps(v0, x0, a0); a1 = _mm256_fmadd_ps(v0, x1, a1); a2 = _mm256_fmadd_ps(v0, x2, a2); a3 = _mm256_fmadd_ps(v0, x3, a3);
+        b0 = _mm256_fmadd_ps(v1, x0, b0); b1 = _mm256_fmadd_ps(v1, x1, b1); b2 = _mm256_fmadd_ps(v1, x2, b2); b3 = _mm256_fmadd_ps(v1, x3, b3);
     }
     sums[0] = a0; sums[1] = a1; sums[2] = a2; sums[3] = a3; sums[4] = b0; sums[5] = b1; sums[6] = b2; sums[7] = b3;
 }
+#undef FETCH_AHEAD
 
 /// One row (a Linear layer at batch 1) against the tile's 32 columns: the panel's other seven rows are zeros, and
 /// their products would bind a matrix-vector product by the multipliers instead of memory. Even and odd steps have
@@ -99,53 +138,56 @@ single_row(const float *w, int k, const float *source, long x_pitch, const int f
     }
 }
 
-/// The four blocks of a panel and a tile (4 rows × 16 columns each), `full` a constant at each call.
+/// A panel and a tile: rows 0-5 as two blocks of 16 columns, rows 6 and 7 as one of 32 (a panel of one or two rows:
+/// that one alone); `full` a constant at each call.
 PG_AVX2 static inline __attribute__((always_inline)) void
 panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, long columns, int row0,
            float *y, int n, int n0, const float *bias, const float *column_bias, int activation, __m256 low,
            __m256 high, long ahead, int prefetch, int stream) {
-    if (m - row0 == 1) {
+    const int rows = m - row0 < PANEL ? m - row0 : PANEL;
+    if (rows == 1) {
         single_row(w, k, source, x_pitch, full, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch);
         return;
     }
-    // sums[half][quad]: columns 16·half on, rows 4·quad on, K_CHUNK steps at a time, each block in turn. Where the
+    // K_CHUNK steps at a time, each block in turn. With `prefetch` (the first panel to read this tile), where the
     // next tile follows this one in memory (a `stream`: a Linear layer's packed weights), the blocks fetch the next
-    // chunk between them, a quarter each, evenly over their steps: the first alone, in a quarter of the time, would
-    // ask for more lines at once than the core can have in flight. Else, with `prefetch`, the first block fetches the
-    // same rows `ahead` floats on (the next tile of a convolution's planes).
-    __m256 sums[2][2][8];
-    for (int i = 0; i < 2 * 2 * 8; i++) (&sums[0][0][0])[i] = _mm256_setzero_ps();
-    const int halves = columns > 16 ? 2 : 1, quads = m - row0 > 4 ? 2 : 1, blocks = halves * quads;
+    // chunk between them, evenly over their steps: one alone, in a part of the time, would ask for more lines at once
+    // than the core can have in flight. Else the first block fetches the same rows `ahead` floats on (the next tile
+    // of a convolution's planes).
+    __m256 six[2][12], two[8];
+    const int halves = rows <= 2 ? 0 : columns > 16 ? 2 : 1, tail_row = rows <= 2 ? 0 : 6, has_tail = rows <= 2 || rows > 6;
+    const int blocks = halves + has_tail;
     for (int k0 = 0; k0 < k; k0 += K_CHUNK) {
         const int steps = k - k0 < K_CHUNK ? k - k0 : K_CHUNK;
-        const float *chunk = source + (long)k0 * x_pitch;
+        const float *chunk = source + (long)k0 * x_pitch, *weights = w + (long)k0 * PANEL;
         for (int block = 0; block < blocks; block++) {
-            const int half = block / quads, quad = block % quads;
             const float *fetch = NULL;
             long lines = 0;
-            if (stream) {
-                const long rows = K_CHUNK / blocks;
-                fetch = chunk + (K_CHUNK + block * rows) * x_pitch;
-                lines = 2 * rows;
+            if (stream && prefetch) {
+                const long share = (K_CHUNK + blocks - 1) / blocks;
+                fetch = chunk + (K_CHUNK + block * share) * x_pitch;
+                lines = 2 * share;
             } else if (prefetch && block == 0) {
                 fetch = chunk + ahead;
                 lines = 2L * steps;
             }
-            block4x16(w + (long)k0 * PANEL + 4 * quad, steps, chunk + 16 * half, x_pitch, full, columns - 16 * half, block == 0,
-                      fetch, lines, sums[half][quad]);
+            if (block < halves) {
+                block6x16(weights, steps, chunk + 16 * block, x_pitch, full, columns - 16 * block, block == 0, fetch, lines, k0 == 0,
+                          six[block]);
+            } else {
+                block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, lines, k0 == 0, two);
+            }
         }
     }
-    for (int half = 0; half < halves; half++) {
-        const long remaining = columns - 16 * half, column = n0 + 16 * half;
-        const __m256 column0 = column_biases(column_bias, column, remaining);
-        const __m256 column1 = column_biases(column_bias, column + 8, remaining - 8);
-        for (int r = 0; r < 8 && row0 + r < m; r++) {
-            const int row = row0 + r;
-            const float b = bias ? bias[row] : 0.0f;
-            const __m256 *block = sums[half][r / 4];
-            float *out = y + (long)row * n + column;
-            store8(out, finish(block[r % 4], b, column0, activation, low, high), remaining);
-            store8(out + 8, finish(block[4 + r % 4], b, column1, activation, low, high), remaining - 8);
+    for (int r = 0; r < rows; r++) {
+        const int row = row0 + r;
+        const float b = bias ? bias[row] : 0.0f;
+        float *out = y + (long)row * n + n0;
+        for (int v = 0; v < 4; v++) {
+            const long remaining = columns - 8 * v;
+            if (remaining <= 0) break;
+            const __m256 sum = r >= tail_row && has_tail ? two[(r - tail_row) * 4 + v] : six[v / 2][(v % 2) * 6 + r];
+            store8(out + 8 * v, finish(sum, b, column_biases(column_bias, n0 + 8 * v, remaining), activation, low, high), remaining);
         }
     }
 }
