@@ -36,58 +36,92 @@ enum { K_CHUNK = 128 };
         }                                                                                                  \
     } while (0)
 
-/// 6 rows of the panel (`w` at the first) against 16 columns of x from `source` for `steps` steps of k, adding to
-/// the 12 sums in `sums` (columns 0-7 of each row, then 8-15; from zero on the `first` chunk): 12 chains of multiply-adds, more than the 8 that
-/// two 4-cycle multipliers need, so that a late load does not stall them. `full` (a constant at each call): all 16
-/// columns are there; else `columns` are. The `lead` block, the first to read a chunk, fetches the weights ahead;
-/// each block fetches its `lines` of x from `fetch` (none when NULL).
+/// Where a block's sums go once k is done: y's rows from `row` (those below m), columns from `column` (`columns` of
+/// them), with the row and column biases and the activation.
+typedef struct {
+    float *y;
+    int n, m, row;
+    long column, columns;
+    const float *bias, *column_bias;
+    int activation;
+    __m256 low, high;
+} epilogue;
+
+/// Stores one vector of a block's sums: row `r` of the block, its vector `v` (8 columns each).
+PG_AVX2 static inline __attribute__((always_inline)) void store_sum(const epilogue *e, int r, int v, __m256 sum) {
+    const int row = e->row + r;
+    if (row >= e->m) return;
+    const long remaining = e->columns - 8 * v;
+    if (remaining <= 0) return;
+    const __m256 biased = _mm256_add_ps(_mm256_add_ps(sum, _mm256_set1_ps(e->bias ? e->bias[row] : 0.0f)),
+                                        column_biases(e->column_bias, e->column + 8 * v, remaining));
+    store8(e->y + (long)row * e->n + e->column + 8 * v, activate8(biased, e->activation, e->low, e->high), remaining);
+}
+
+/// 6 rows of the panel (`w` at the first) against 16 columns of x from `source` for `steps` steps of k: 12 chains of
+/// multiply-adds, more than the 8 that two 4-cycle multipliers need, so that a late load does not stall them. The
+/// sums start from zero on the `first` chunk, else from `sums` (columns 0-7 of each row, then 8-15); after the
+/// `last` they are stored through `out`, else kept in `sums`. `full` (a constant at each call): all 16 columns are
+/// there; else `columns` are. The `lead` block, the first to read a chunk, fetches the weights ahead; each block
+/// fetches its `lines` of x from `fetch` (none when NULL).
 PG_AVX2 static inline __attribute__((always_inline)) void
 block6x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long lines, int first, __m256 *sums) {
+          const float *fetch, long lines, int first, int last, const epilogue *out, __m256 *sums) {
     const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8);
-    const __m256 zero = _mm256_setzero_ps();
-    __m256 a0 = first ? zero : sums[0], a1 = first ? zero : sums[1], a2 = first ? zero : sums[2];
-    __m256 a3 = first ? zero : sums[3], a4 = first ? zero : sums[4], a5 = first ? zero : sums[5];
-    __m256 b0 = first ? zero : sums[6], b1 = first ? zero : sums[7], b2 = first ? zero : sums[8];
-    __m256 b3 = first ? zero : sums[9], b4 = first ? zero : sums[10], b5 = first ? zero : sums[11];
+    __m256 a[6], b[6];
+    for (int r = 0; r < 6; r++) {
+        a[r] = first ? _mm256_setzero_ps() : sums[r];
+        b[r] = first ? _mm256_setzero_ps() : sums[6 + r];
+    }
     long j = 0, due = 0;
     for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
         FETCH_AHEAD();
         const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
         const __m256 x1 = full ? _mm256_loadu_ps(source + 8) : _mm256_maskload_ps(source + 8, mask1);
-        __m256 v;
-        v = _mm256_broadcast_ss(w + 0); a0 = _mm256_fmadd_ps(v, x0, a0); b0 = _mm256_fmadd_ps(v, x1, b0);
-        v = _mm256_broadcast_ss(w + 1); a1 = _mm256_fmadd_ps(v, x0, a1); b1 = _mm256_fmadd_ps(v, x1, b1);
-        v = _mm256_broadcast_ss(w + 2); a2 = _mm256_fmadd_ps(v, x0, a2); b2 = _mm256_fmadd_ps(v, x1, b2);
-        v = _mm256_broadcast_ss(w + 3); a3 = _mm256_fmadd_ps(v, x0, a3); b3 = _mm256_fmadd_ps(v, x1, b3);
-        v = _mm256_broadcast_ss(w + 4); a4 = _mm256_fmadd_ps(v, x0, a4); b4 = _mm256_fmadd_ps(v, x1, b4);
-        v = _mm256_broadcast_ss(w + 5); a5 = _mm256_fmadd_ps(v, x0, a5); b5 = _mm256_fmadd_ps(v, x1, b5);
+        for (int r = 0; r < 6; r++) {
+            const __m256 v = _mm256_broadcast_ss(w + r);
+            a[r] = _mm256_fmadd_ps(v, x0, a[r]);
+            b[r] = _mm256_fmadd_ps(v, x1, b[r]);
+        }
     }
-    sums[0] = a0; sums[1] = a1; sums[2] = a2; sums[3] = a3; sums[4] = a4; sums[5] = a5;
-    sums[6] = b0; sums[7] = b1; sums[8] = b2; sums[9] = b3; sums[10] = b4; sums[11] = b5;
+    for (int r = 0; r < 6; r++) {
+        if (last) {
+            store_sum(out, r, 0, a[r]);
+            store_sum(out, r, 1, b[r]);
+        } else {
+            sums[r] = a[r];
+            sums[6 + r] = b[r];
+        }
+    }
 }
 
 /// 2 rows of the panel against all 32 columns of the tile: the panel's last two rows after two 6×16 blocks, or a
-/// panel of two rows. `sums` holds each row's four vectors.
+/// panel of two rows; `sums` holds each row's four vectors. The rest as block6x16.
 PG_AVX2 static inline __attribute__((always_inline)) void
 block2x32(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long lines, int first, __m256 *sums) {
-    const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8), mask2 = lanes8(columns - 16), mask3 = lanes8(columns - 24);
-    const __m256 zero = _mm256_setzero_ps();
-    __m256 a0 = first ? zero : sums[0], a1 = first ? zero : sums[1], a2 = first ? zero : sums[2], a3 = first ? zero : sums[3];
-    __m256 b0 = first ? zero : sums[4], b1 = first ? zero : sums[5], b2 = first ? zero : sums[6], b3 = first ? zero : sums[7];
+          const float *fetch, long lines, int first, int last, const epilogue *out, __m256 *sums) {
+    __m256i masks[4];
+    for (int v = 0; v < 4; v++) masks[v] = lanes8(columns - 8 * v);
+    __m256 a[2][4];
+    for (int r = 0; r < 2; r++) {
+        for (int v = 0; v < 4; v++) a[r][v] = first ? _mm256_setzero_ps() : sums[4 * r + v];
+    }
     long j = 0, due = 0;
     for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
         FETCH_AHEAD();
-        const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
-        const __m256 x1 = full ? _mm256_loadu_ps(source + 8) : _mm256_maskload_ps(source + 8, mask1);
-        const __m256 x2 = full ? _mm256_loadu_ps(source + 16) : _mm256_maskload_ps(source + 16, mask2);
-        const __m256 x3 = full ? _mm256_loadu_ps(source + 24) : _mm256_maskload_ps(source + 24, mask3);
-        const __m256 v0 = _mm256_broadcast_ss(w + 0), v1 = _mm256_broadcast_ss(w + 1);
-        a0 = _mm256_fmadd_ps(v0, x0, a0); a1 = _mm256_fmadd_ps(v0, x1, a1); a2 = _mm256_fmadd_ps(v0, x2, a2); a3 = _mm256_fmadd_ps(v0, x3, a3);
-        b0 = _mm256_fmadd_ps(v1, x0, b0); b1 = _mm256_fmadd_ps(v1, x1, b1); b2 = _mm256_fmadd_ps(v1, x2, b2); b3 = _mm256_fmadd_ps(v1, x3, b3);
+        __m256 x[4];
+        for (int v = 0; v < 4; v++) x[v] = full ? _mm256_loadu_ps(source + 8 * v) : _mm256_maskload_ps(source + 8 * v, masks[v]);
+        for (int r = 0; r < 2; r++) {
+            const __m256 weight = _mm256_broadcast_ss(w + r);
+            for (int v = 0; v < 4; v++) a[r][v] = _mm256_fmadd_ps(weight, x[v], a[r][v]);
+        }
     }
-    sums[0] = a0; sums[1] = a1; sums[2] = a2; sums[3] = a3; sums[4] = b0; sums[5] = b1; sums[6] = b2; sums[7] = b3;
+    for (int r = 0; r < 2; r++) {
+        for (int v = 0; v < 4; v++) {
+            if (last) store_sum(out, r, v, a[r][v]);
+            else sums[4 * r + v] = a[r][v];
+        }
+    }
 }
 #undef FETCH_AHEAD
 
@@ -157,8 +191,15 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
     __m256 six[2][12], two[8];
     const int halves = rows <= 2 ? 0 : columns > 16 ? 2 : 1, tail_row = rows <= 2 ? 0 : 6, has_tail = rows <= 2 || rows > 6;
     const int blocks = halves + has_tail;
+    epilogue outs[3];
+    for (int block = 0; block < blocks; block++) {
+        const int tail = block >= halves;
+        outs[block] = (epilogue){.y = y, .n = n, .m = m, .row = row0 + (tail ? tail_row : 0), .column = n0 + (tail ? 0 : 16 * block),
+                                 .columns = tail ? columns : columns - 16 * block, .bias = bias, .column_bias = column_bias,
+                                 .activation = activation, .low = low, .high = high};
+    }
     for (int k0 = 0; k0 < k; k0 += K_CHUNK) {
-        const int steps = k - k0 < K_CHUNK ? k - k0 : K_CHUNK;
+        const int steps = k - k0 < K_CHUNK ? k - k0 : K_CHUNK, last = k0 + steps >= k;
         const float *chunk = source + (long)k0 * x_pitch, *weights = w + (long)k0 * PANEL;
         for (int block = 0; block < blocks; block++) {
             const float *fetch = NULL;
@@ -173,21 +214,11 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
             }
             if (block < halves) {
                 block6x16(weights, steps, chunk + 16 * block, x_pitch, full, columns - 16 * block, block == 0, fetch, lines, k0 == 0,
-                          six[block]);
+                          last, &outs[block], six[block]);
             } else {
-                block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, lines, k0 == 0, two);
+                block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, lines, k0 == 0, last,
+                          &outs[block], two);
             }
-        }
-    }
-    for (int r = 0; r < rows; r++) {
-        const int row = row0 + r;
-        const float b = bias ? bias[row] : 0.0f;
-        float *out = y + (long)row * n + n0;
-        for (int v = 0; v < 4; v++) {
-            const long remaining = columns - 8 * v;
-            if (remaining <= 0) break;
-            const __m256 sum = r >= tail_row && has_tail ? two[(r - tail_row) * 4 + v] : six[v / 2][(v % 2) * 6 + r];
-            store8(out + 8 * v, finish(sum, b, column_biases(column_bias, n0 + 8 * v, remaining), activation, low, high), remaining);
         }
     }
 }
@@ -213,7 +244,8 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
     const int row0 = p * PANEL;
-    const int stream = tile_stride == (long)k * x_pitch;
+    // Rows of the tile one after another (packed or copied): the next chunk follows this one in memory.
+    const int stream = x_pitch == TILE;
     if (columns == TILE) {
         panel_tile(w, m, k, source, x_pitch, 1, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
     } else {
