@@ -1,7 +1,8 @@
 // OpenBLAS, loaded at first use rather than linked, so that its kernels can be chosen before it initialises:
 // Debian's OpenBLAS 0.3.21 does not recognise AVX-512 on AMD Zen 4 and would fall back to its Haswell (AVX2)
-// kernels. When the CPU has the AVX-512 subsets SkylakeX kernels need and OPENBLAS_CORETYPE is not set, it is set
-// to SKYLAKEX; an explicit OPENBLAS_CORETYPE always wins. OPENBLAS_NUM_THREADS defaults to 1: PlantGuide runs one
+// kernels. When the kernels run AVX-512 (the CPU has the subsets SkylakeX kernels need) and OPENBLAS_CORETYPE is not
+// set, it is set to SKYLAKEX, and to HASWELL or NEHALEM where PLANTGUIDE_INFERENCE_ISA forces AVX2 or the portable
+// path; an explicit OPENBLAS_CORETYPE always wins. OPENBLAS_NUM_THREADS defaults to 1: PlantGuide runs one
 // model per worker thread, and OpenBLAS's idle pool threads, spinning, slow the core's other hyperthread.
 #include "inference_kernels.h"
 
@@ -24,10 +25,11 @@ static corename_fn corename;
 
 static void load(void) {
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (!getenv("OPENBLAS_CORETYPE") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd")) {
-        setenv("OPENBLAS_CORETYPE", "SKYLAKEX", 0);
+    // The kernels that match the instruction set in use: with PLANTGUIDE_INFERENCE_ISA forcing AVX2 (or the
+    // portable path), OpenBLAS keeps to it too, as on a CPU without AVX-512 (or AVX).
+    static const char *const cores[] = {[PG_ISA_PORTABLE] = "NEHALEM", [PG_ISA_AVX2] = "HASWELL", [PG_ISA_AVX512] = "SKYLAKEX"};
+    if (!getenv("OPENBLAS_CORETYPE") && (pg_isa() == PG_ISA_AVX512 || pg_isa() < pg_cpu_isa())) {
+        setenv("OPENBLAS_CORETYPE", cores[pg_isa()], 0);
     }
 #endif
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
