@@ -9,7 +9,8 @@ enum { PANEL = 8, TILE = 32 };
 enum { AHEAD = 32, STREAM_AHEAD = 64 };
 
 /// One panel `p` of 8 rows of y against one tile of 32 columns from `n0` (fewer where n ends), over all of k,
-/// plus the biases and the activation. `prefetch`: this call brings the tile in, and fetches `ahead` floats on.
+/// plus the biases and the activation. `prefetch` 1: this call brings the tile in from memory, and fetches ahead
+/// (`ahead` floats on, or AVX2's next chunk); 2 (AVX2 only): the tile is in L2, fetch its next chunk.
 typedef void pg_panel_tile(const float *packed, int m, int k, const float *x, long x_pitch, long tile_stride, long ahead,
                            int prefetch, float *y, int n, int p, int n0, const float *bias, const float *column_bias,
                            int activation, float low, float high);

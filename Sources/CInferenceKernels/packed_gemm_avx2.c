@@ -23,18 +23,30 @@ PG_AVX2 static inline __m256 column_biases(const float *column_bias, long column
 /// in L2 and be read from memory four times.
 enum { K_CHUNK = 128 };
 
-/// Fetches ahead for one step of a block: the weights `AHEAD` steps on for the `lead` block, and the lines of x due
-/// at this step of the `lines` spread evenly over `steps` from `fetch` (rows of a tile, two lines each, `x_pitch`
-/// apart), counted without a division.
+/// Fetches ahead for one step of a block: the weights `AHEAD` steps on for the `lead` block, and rows of x from
+/// `fetch` (none when NULL), `rows` of them over the chunk's steps, each row two cache lines. From memory (`spread`),
+/// line by line evenly over every step: all at the chunk's start would ask for more lines at once than the core can
+/// have in flight, and fetching half the time cost Linear layers at batch 8 half again as much. From L2, a row every
+/// `every` steps: a fixed period, whose branch is predicted, where the uneven one cost ViT's layers a twentieth.
 #define FETCH_AHEAD()                                                                                      \
     do {                                                                                                   \
         if (lead) _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);                            \
-        if (fetch) {                                                                                       \
-            for (due += lines; due >= steps; due -= steps, j++) {                                          \
-                _mm_prefetch((const char *)(fetch + (j >> 1) * x_pitch + (j & 1) * 16), _MM_HINT_T0);      \
+        if (fetch && spread) {                                                                             \
+            for (due += 2 * rows; due >= steps; due -= steps, fetched++) {                                 \
+                _mm_prefetch((const char *)(fetch + (fetched >> 1) * x_pitch + (fetched & 1) * 16), _MM_HINT_T0); \
+            }                                                                                              \
+        } else if (fetch && --due == 0) {                                                                  \
+            due = every;                                                                                   \
+            if (fetched < rows) {                                                                          \
+                _mm_prefetch((const char *)(fetch + fetched * x_pitch), _MM_HINT_T0);                      \
+                _mm_prefetch((const char *)(fetch + fetched * x_pitch + 16), _MM_HINT_T0);                 \
+                fetched++;                                                                                 \
             }                                                                                              \
         }                                                                                                  \
     } while (0)
+
+/// The state FETCH_AHEAD counts with: lines or rows fetched, the period, and the count towards the next.
+#define FETCH_STATE() long fetched = 0, every = rows > 0 && steps / rows > 1 ? steps / rows : 1, due = spread ? 0 : 1
 
 /// Where a block's sums go once k is done: y's rows from `row` (those below m), columns from `column` (`columns` of
 /// them), with the row and column biases and the activation.
@@ -63,17 +75,17 @@ PG_AVX2 static inline __attribute__((always_inline)) void store_sum(const epilog
 /// sums start from zero on the `first` chunk, else from `sums` (columns 0-7 of each row, then 8-15); after the
 /// `last` they are stored through `out`, else kept in `sums`. `full` (a constant at each call): all 16 columns are
 /// there; else `columns` are. The `lead` block, the first to read a chunk, fetches the weights ahead; each block
-/// fetches its `lines` of x from `fetch` (none when NULL).
+/// fetches its `rows` of x from `fetch` (none when NULL).
 PG_AVX2 static inline __attribute__((always_inline)) void
 block6x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long lines, int first, int last, const epilogue *out, __m256 *sums) {
+          const float *fetch, long rows, int spread, int first, int last, const epilogue *out, __m256 *sums) {
     const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8);
     __m256 a[6], b[6];
     for (int r = 0; r < 6; r++) {
         a[r] = first ? _mm256_setzero_ps() : sums[r];
         b[r] = first ? _mm256_setzero_ps() : sums[6 + r];
     }
-    long j = 0, due = 0;
+    FETCH_STATE();
     for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
         FETCH_AHEAD();
         const __m256 x0 = full ? _mm256_loadu_ps(source) : _mm256_maskload_ps(source, mask0);
@@ -99,14 +111,14 @@ block6x16(const float *w, int steps, const float *source, long x_pitch, const in
 /// panel of two rows; `sums` holds each row's four vectors. The rest as block6x16.
 PG_AVX2 static inline __attribute__((always_inline)) void
 block2x32(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long lines, int first, int last, const epilogue *out, __m256 *sums) {
+          const float *fetch, long rows, int spread, int first, int last, const epilogue *out, __m256 *sums) {
     __m256i masks[4];
     for (int v = 0; v < 4; v++) masks[v] = lanes8(columns - 8 * v);
     __m256 a[2][4];
     for (int r = 0; r < 2; r++) {
         for (int v = 0; v < 4; v++) a[r][v] = first ? _mm256_setzero_ps() : sums[4 * r + v];
     }
-    long j = 0, due = 0;
+    FETCH_STATE();
     for (int kk = 0; kk < steps; kk++, w += PANEL, source += x_pitch) {
         FETCH_AHEAD();
         __m256 x[4];
@@ -124,6 +136,7 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
     }
 }
 #undef FETCH_AHEAD
+#undef FETCH_STATE
 
 /// One row (a Linear layer at batch 1) against the tile's 32 columns: the panel's other seven rows are zeros, and
 /// their products would bind a matrix-vector product by the multipliers instead of memory. Even and odd steps have
@@ -185,8 +198,7 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
     }
     // K_CHUNK steps at a time, each block in turn. With `prefetch` (the first panel to read this tile), where the
     // next tile follows this one in memory (a `stream`: a Linear layer's packed weights), the blocks fetch the next
-    // chunk between them, evenly over their steps: one alone, in a part of the time, would ask for more lines at once
-    // than the core can have in flight. Else the first block fetches the same rows `ahead` floats on (the next tile
+    // chunk between them, a share each. Else the first block fetches the same rows `ahead` floats on (the next tile
     // of a convolution's planes).
     __m256 six[2][12], two[8];
     const int halves = rows <= 2 ? 0 : columns > 16 ? 2 : 1, tail_row = rows <= 2 ? 0 : 6, has_tail = rows <= 2 || rows > 6;
@@ -203,21 +215,21 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
         const float *chunk = source + (long)k0 * x_pitch, *weights = w + (long)k0 * PANEL;
         for (int block = 0; block < blocks; block++) {
             const float *fetch = NULL;
-            long lines = 0;
+            long fetch_rows = 0;
+            const int spread = stream && prefetch == 1;
             if (stream && prefetch) {
-                const long share = (K_CHUNK + blocks - 1) / blocks;
-                fetch = chunk + (K_CHUNK + block * share) * x_pitch;
-                lines = 2 * share;
+                fetch_rows = (K_CHUNK + blocks - 1) / blocks;
+                fetch = chunk + (K_CHUNK + block * fetch_rows) * x_pitch;
             } else if (prefetch && block == 0) {
                 fetch = chunk + ahead;
-                lines = 2L * steps;
+                fetch_rows = steps;
             }
             if (block < halves) {
-                block6x16(weights, steps, chunk + 16 * block, x_pitch, full, columns - 16 * block, block == 0, fetch, lines, k0 == 0,
-                          last, &outs[block], six[block]);
+                block6x16(weights, steps, chunk + 16 * block, x_pitch, full, columns - 16 * block, block == 0, fetch, fetch_rows,
+                          spread, k0 == 0, last, &outs[block], six[block]);
             } else {
-                block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, lines, k0 == 0, last,
-                          &outs[block], two);
+                block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, fetch_rows, spread,
+                          k0 == 0, last, &outs[block], two);
             }
         }
     }
@@ -244,9 +256,10 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
     const int row0 = p * PANEL;
-    // Rows of the tile one after another (packed or copied): the next chunk follows this one in memory.
+    // Rows of the tile one after another (packed or copied): the next chunk follows this one in memory, and each row
+    // has all 32 floats (zeros past n), so that even the last tile loads whole vectors.
     const int stream = x_pitch == TILE;
-    if (columns == TILE) {
+    if (columns == TILE || stream) {
         panel_tile(w, m, k, source, x_pitch, 1, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
     } else {
         panel_tile(w, m, k, source, x_pitch, 0, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
