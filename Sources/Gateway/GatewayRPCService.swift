@@ -83,7 +83,8 @@ public final class GatewayRPCService: RPCService {
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
             reminderStream: stream, browser: browser, clientAddresses: clientAddresses,
-            web: try WebApp(router: router, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor), logger: logger)
+            web: try WebApp(router: router, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor,
+                         maxUploadBytes: maxBodyBytes), logger: logger)
         return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
                            logger: logger)
     }

@@ -154,24 +154,106 @@ struct WebAppTests {
         await stack.stop()
     }
 
-    @Test("in Chromium: sign up by keyboard alone; installable; My plants opens offline; no axe (WCAG 2.2 AA) or CSP violation; LCP within 1 s")
+    /// A multipart/form-data body of `fields` and, under `photo`, `file` (an empty file part when nil, as a browser
+    /// sends an input left empty).
+    private func multipart(_ fields: [(String, String)], photo file: Data?) -> (body: Data, contentType: String) {
+        let boundary = "plantguide-\(UUID().uuidString)"
+        var body = Data()
+        for (name, value) in fields {
+            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+        }
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(file == nil ? "" : "leaf.jpg")\"\r\n".utf8))
+        body.append(Data("Content-Type: \(file == nil ? "application/octet-stream" : "image/jpeg")\r\n\r\n".utf8))
+        body.append(file ?? Data())
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return (body, "multipart/form-data; boundary=\(boundary)")
+    }
+
+    private func post(_ stack: GatewayJourneyTests.Stack, _ path: String, _ form: (body: Data, contentType: String),
+                      headers: [String: String]) async throws -> Page {
+        let response = try await http.send(HTTPRequest(method: "POST", url: URL(string: stack.httpBase.absoluteString + path)!,
+                                                       headers: headers.merging(["Content-Type": form.contentType]) { $1 }, body: form.body),
+                                           timeout: TestTime.scaled(.seconds(20)))
+        return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+    }
+
+    @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps the photo and plans care; by htmx a fragment and HX-Redirect")
+    func identify() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let own = ["Origin": stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))]
+        let signedUp = try await fetch(stack, "POST", "/signup", form: ["name": "web-ida", "password": "basil needs water"], headers: own)
+        let cookie = ["Cookie": String(try #require(signedUp.headers["set-cookie"]).prefix { $0 != ";" })]
+        let session = cookie.merging(own) { $1 }
+
+        let page = try await fetch(stack, "GET", "/identify", headers: cookie)
+        #expect(page.status == 200 && page.text.contains("enctype=\"multipart/form-data\"") && page.text.contains("capture=\"environment\""))
+        #expect(page.text.contains("image/heic") && page.text.contains("aria-current=\"page\">Identify"))
+
+        // No photo: the page again, the error beside the field.
+        let empty = try await post(stack, "/identify", multipart([], photo: nil), headers: session)
+        #expect(empty.status == 400 && empty.text.contains("id=\"photo-error\"") && empty.text.contains("aria-invalid=\"true\""), "\(empty.text)")
+        // Not a photo: what the identification service said, as a field error.
+        let junk = try await post(stack, "/identify", multipart([], photo: Data("not an image".utf8)), headers: session)
+        #expect(junk.status == 400 && junk.text.contains("id=\"photo-error\""), "\(junk.status) \(junk.text)")
+
+        let photo = try TestImages.jpeg(TestImages.gradient(width: 320, height: 240))
+        let results = try await post(stack, "/identify", multipart([], photo: photo), headers: session)
+        #expect(results.status == 200 && results.text.contains("<i>Hibiscus rosa-sinensis</i>"), "\(results.text)")
+        #expect(results.text.contains("% sure") && results.text.contains("Pl@ntNet") && results.text.contains("choose it again"))
+        let fragment = try await post(stack, "/identify", multipart([], photo: photo), headers: session.merging(["HX-Request": "true"]) { $1 })
+        #expect(fragment.status == 200 && fragment.text.hasPrefix("<div id=\"results\"") && !fragment.text.contains("<html"))
+
+        // The fields the page holds for each candidate, sent back with the photo and the choice of the first.
+        var fields = results.text.matches(of: /<input type="hidden" name="([^"]+)" value="([^"]*)">/).map { (String($0.output.1), String($0.output.2)) }
+        #expect(fields.contains { $0.0 == "candidate-0-scientificName" && $0.1 == "Hibiscus rosa-sinensis" }, "\(fields)")
+        let refused = try await post(stack, "/identify/add", multipart(fields + [("choice", "9")], photo: photo), headers: session)
+        #expect(refused.status == 400 && refused.text.contains("Choose one of the candidates"))
+        fields.append(("choice", "0"))
+        let added = try await post(stack, "/identify/add", multipart(fields, photo: photo), headers: session)
+        let location = try #require(added.headers["location"], "\(added.status) \(added.text)")
+        #expect(added.status == 303 && location.hasPrefix("/plants/"))
+        let plantPage = try await fetch(stack, "GET", location, headers: cookie)
+        #expect(plantPage.status == 200 && plantPage.text.contains("Hibiscus rosa-sinensis"))
+        let details = try await fetch(stack, "GET", "/v1" + location, headers: cookie)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(details.text.utf8)) as? [String: Any])
+        let plant = json["plant"] as? [String: Any] ?? [:]
+        #expect((plant["photos"] as? [Any])?.count == 1 && (json["upcomingTasks"] as? [Any])?.isEmpty == false, "\(details.text)")
+
+        let byScript = try await post(stack, "/identify/add", multipart(fields, photo: nil), headers: session.merging(["HX-Request": "true"]) { $1 })
+        #expect(byScript.status == 200 && byScript.headers["hx-redirect"]?.hasPrefix("/plants/") == true, "\(byScript.headers)")
+        // From another site: refused before anything is read.
+        #expect(try await post(stack, "/identify", multipart([], photo: photo), headers: cookie.merging(["Origin": "https://evil.example"]) { $1 }).status == 403)
+        await stack.stop()
+    }
+
+    @Test("in Chromium: sign up by keyboard alone; identify a photo and add it; installable; My plants opens offline; no axe (WCAG 2.2 AA) or CSP violation; LCP within 1 s")
     func inChromium() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_pages_browser.py").path
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("identify-\(UUID()).jpg")
+        try TestImages.jpeg(TestImages.gradient(width: 320, height: 240)).write(to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
         let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)"])
+                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)", "", photo.path],
+                                                 mergingStandardError: true)
         await stack.stop()
         #expect(outcome.status == 0, "web_pages_browser.py: \(outcome.output)")
         let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
-        #expect(screens.count == 10, "\(report)")
+        #expect(screens.count == 14, "\(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }
         #expect((report["csp"] as? [String])?.isEmpty == true, "CSP violations: \(report["csp"] ?? "")")
         #expect(report["saved"] as? [Int] == [200, 200], "\(report)")
+        // Identified by the fake Pl@ntNet, added with its photo, its care planned.
+        #expect((report["identifyResults"] as? Int ?? 0) > 0, "\(report)")
+        let identified = report["identifiedPlant"] as? [String: Any] ?? [:]
+        #expect(identified["name"] as? String == "Hibiscus rosa-sinensis" && identified["photos"] as? Int == 1, "\(identified)")
+        #expect((identified["tasks"] as? Int ?? 0) > 0, "\(identified)")
         #expect(report["firstFocus"] as? String == "Skip to content")
         #expect(report["installability"] as? [String] == [], "installability errors: \(report["installability"] ?? "")")
         let offline = report["offline"] as? [String: Bool] ?? [:]

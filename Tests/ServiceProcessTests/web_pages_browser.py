@@ -1,13 +1,15 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
-session cookie, then opens Today, My plants, a plant and Settings; asks Chromium whether the app is installable; and
-opens My plants again offline, from the service worker, and not once signed out. On every screen, in light and dark
+session cookie, then opens Today, My plants, a plant and Settings; identifies a photo and adds the best candidate with
+it (with a photo given); asks Chromium whether the app is installable; and opens My plants again offline, from the
+service worker, and not once signed out. On every screen, in light and dark
 theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page
 reported, and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
 Performance API. Prints one JSON object.
 
-Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER]
+Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER] [PHOTO.jpg]
+(an empty SCREENSHOT_FOLDER takes no screenshots)
 """
 import json
 import os
@@ -40,11 +42,13 @@ def devtools_errors(context, page):
     return [error["errorId"] for error in errors]
 
 
-def check(screen, name, report, axe, folder, themes=("light", "dark")):
-    """axe-core's findings and the CSP violations of the page at `screen`, in each theme; screenshots when asked."""
+def check(screen, name, report, axe, folder, themes=("light", "dark"), reload=True):
+    """axe-core's findings and the CSP violations of the page at `screen`, in each theme; screenshots when asked.
+    `reload` False keeps what script put on the page (a reload would show the page as the server sends it)."""
     for theme in themes:
         screen.emulate_media(color_scheme=theme)
-        screen.reload()
+        if reload:
+            screen.reload()
         results = axe.run(screen, options=RULES)
         report["screens"][f"{name}-{theme}"] = [
             {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
@@ -60,7 +64,8 @@ def check(screen, name, report, axe, folder, themes=("light", "dark")):
 
 def main():
     origin = sys.argv[1]
-    folder = sys.argv[2] if len(sys.argv) > 2 else None
+    folder = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+    photo = sys.argv[3] if len(sys.argv) > 3 else None
     axe = Axe()
     report = {"screens": {}, "csp": [], "lcp": {}}
     with tempfile.TemporaryDirectory(prefix="plantguide-chromium-") as profile, sync_playwright() as playwright:
@@ -112,6 +117,28 @@ def main():
         check(page, "plant", report, axe, folder)
         page.goto(origin + "/settings")
         check(page, "settings", report, axe, folder)
+
+        # Identify: a photo chosen, its candidates swapped in by htmx, and "Add to my plants" with the photo still in
+        # the form: the plant's page, and the photo kept with the plant.
+        page.goto(origin + "/identify")
+        check(page, "identify", report, axe, folder)
+        if photo:
+            page.set_input_files("#library", photo)
+            page.click("button:has-text('Identify') >> nth=-1")
+            page.wait_for_selector("#results .candidate, #results .warning, #results .error")
+            report["identifyResults"] = page.locator(".candidate").count()
+            report["identifyError"] = page.locator("#results .error").all_inner_texts()
+            check(page, "identify-results", report, axe, folder, reload=False)
+            if report["identifyResults"] == 0:
+                raise SystemExit("identify: no candidates: %s" % page.inner_text("#results"))
+            page.click(".candidate button >> nth=0")
+            page.wait_for_url("**/plants/*")
+            plant_id = page.url.rsplit("/", 1)[-1]
+            report["identifiedPlant"] = page.evaluate("""async id => {
+                const details = await (await fetch("/v1/plants/" + id)).json();
+                return {name: details.plant.scientificName, photos: (details.plant.photos || []).length,
+                        tasks: (details.upcomingTasks || []).length};
+            }""", plant_id)
 
         # Signing out takes the kept pages with it: offline, My plants is no longer there to open.
         page.click("text=Sign out")

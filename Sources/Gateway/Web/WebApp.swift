@@ -22,19 +22,23 @@ struct WebApp: Sendable {
     let signUp: SignUpPolicy
     let handlerExecutor: (any TaskExecutor)?
     let timeout: Duration
+    /// The largest photo form Identify reads (the HTTP front's body limit).
+    let maxUploadBytes: Int
 
     /// The app's paths besides a plant's pages, task completions and files.
     private static let pages: Set<String> = [
-        "/", "/signin", "/signup", "/signout", "/today", "/plants", "/settings", "/manifest.webmanifest", "/sw.js",
+        "/", "/signin", "/signup", "/signout", "/today", "/identify", "/identify/add", "/plants", "/settings", "/manifest.webmanifest",
+        "/sw.js",
     ]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
     init(router: RPCRouter, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
-         timeout: Duration = .seconds(30)) throws {
+         timeout: Duration = .seconds(30), maxUploadBytes: Int = 16 << 20) throws {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-done", "plants", "plant", "delete", "settings", "error"] {
+        for name in ["head", "foot", "signin", "today", "task-done", "identify", "identify-results", "plants", "plant", "delete", "settings",
+                     "error"] {
             guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
             }
@@ -46,6 +50,7 @@ struct WebApp: Sendable {
         self.signUp = signUp
         self.handlerExecutor = handlerExecutor
         self.timeout = timeout
+        self.maxUploadBytes = maxUploadBytes
     }
 
     /// Whether `path` is one of the app's pages or files (the JSON API and the rest of the front keep the others).
@@ -80,6 +85,9 @@ struct WebApp: Sendable {
         case (.post, "/signup"): return await signIn(page, form: await Self.form(request), signingUp: true)
         case (.post, "/signout"): return await signOut(page)
         case (.get, "/today"): return await today(page)
+        case (.get, "/identify"): return identifyPage(page)
+        case (.post, "/identify"): return await identify(page, request, byScript: request.headers[Self.htmxRequest] == "true")
+        case (.post, "/identify/add"): return await addIdentified(page, request, byScript: request.headers[Self.htmxRequest] == "true")
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
         case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
         case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
@@ -92,7 +100,7 @@ struct WebApp: Sendable {
         default:
             var answer = render("error", page, status: .methodNotAllowed,
                                 ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])
-            answer.headers[.allow] = Self.taskAction(path) != nil || path == "/signout" ? "POST" : "GET, POST"
+            answer.headers[.allow] = Self.taskAction(path) != nil || path == "/signout" || path == "/identify/add" ? "POST" : "GET, POST"
             return answer
         }
     }
