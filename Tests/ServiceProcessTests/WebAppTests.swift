@@ -177,7 +177,7 @@ struct WebAppTests {
         return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
-    @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps the photo and plans care; by htmx a fragment and HX-Redirect")
+    @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps photo, plans care; by htmx a fragment, HX-Redirect")
     func identify() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -223,11 +223,12 @@ struct WebAppTests {
         let byScript = try await post(stack, "/identify/add", multipart(fields, photo: nil), headers: session.merging(["HX-Request": "true"]) { $1 })
         #expect(byScript.status == 200 && byScript.headers["hx-redirect"]?.hasPrefix("/plants/") == true, "\(byScript.headers)")
         // From another site: refused before anything is read.
-        #expect(try await post(stack, "/identify", multipart([], photo: photo), headers: cookie.merging(["Origin": "https://evil.example"]) { $1 }).status == 403)
+        let foreign = cookie.merging(["Origin": "https://evil.example"]) { $1 }
+        #expect(try await post(stack, "/identify", multipart([], photo: photo), headers: foreign).status == 403)
         await stack.stop()
     }
 
-    @Test("in Chromium: sign up by keyboard alone; identify a photo and add it; installable; My plants opens offline; no axe (WCAG 2.2 AA) or CSP violation; LCP within 1 s")
+    @Test("in Chromium: sign up by keyboard; identify a photo, add it; installable; My plants opens offline; no axe (WCAG 2.2 AA) or CSP violation; LCP ≤ 1 s")
     func inChromium() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
