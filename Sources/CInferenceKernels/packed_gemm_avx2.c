@@ -9,8 +9,11 @@
 #if defined(__x86_64__)
 #include "avx2_helpers.h"
 
-PG_AVX2 static inline __m256 finish(__m256 value, float bias, __m256 column_bias, int activation, __m256 low, __m256 high) {
-    return activate8(_mm256_add_ps(_mm256_add_ps(value, _mm256_set1_ps(bias)), column_bias), activation, low, high);
+/// value + bias + column_bias, clamped to [low, high]: the activation as bounds (±infinity for none, 0 and +infinity
+/// for Relu), with no branch. max(low, x) then min(high, x), in that order of operands, keep a NaN a NaN, as Relu and
+/// Clip do.
+PG_AVX2 static inline __m256 finish(__m256 value, float bias, __m256 column_bias, __m256 low, __m256 high) {
+    return _mm256_min_ps(high, _mm256_max_ps(low, _mm256_add_ps(_mm256_add_ps(value, _mm256_set1_ps(bias)), column_bias)));
 }
 
 /// The column biases of 8 columns from `column` on (`count` of them real), zeros without any.
@@ -48,26 +51,24 @@ enum { K_CHUNK = 128 };
 /// The state FETCH_AHEAD counts with: lines or rows fetched, the period, and the count towards the next.
 #define FETCH_STATE() long fetched = 0, every = rows > 0 && steps / rows > 1 ? steps / rows : 1, due = spread ? 0 : 1
 
-/// Where a block's sums go once k is done: y's rows from `row` (those below m), columns from `column` (`columns` of
-/// them), with the row and column biases and the activation.
+/// Where a block's sums go once k is done: `rows` rows of y from `y` (`n` floats apart), `columns` columns, finished
+/// with the rows' and the columns' biases and the bounds. (The columns a block loads may be more: a packed tile's
+/// zeros past n.)
 typedef struct {
     float *y;
-    int n, m, row;
-    long column, columns;
-    const float *bias, *column_bias;
-    int activation;
+    long n, columns;
+    int rows;
+    const float *bias;
+    __m256 column_bias[4];
     __m256 low, high;
 } epilogue;
 
-/// Stores one vector of a block's sums: row `r` of the block, its vector `v` (8 columns each).
-PG_AVX2 static inline __attribute__((always_inline)) void store_sum(const epilogue *e, int r, int v, __m256 sum) {
-    const int row = e->row + r;
-    if (row >= e->m) return;
-    const long remaining = e->columns - 8 * v;
-    if (remaining <= 0) return;
-    const __m256 biased = _mm256_add_ps(_mm256_add_ps(sum, _mm256_set1_ps(e->bias ? e->bias[row] : 0.0f)),
-                                        column_biases(e->column_bias, e->column + 8 * v, remaining));
-    store8(e->y + (long)row * e->n + e->column + 8 * v, activate8(biased, e->activation, e->low, e->high), remaining);
+/// Stores vector `v` (8 columns) of row `r` of a block's sums, finished.
+PG_AVX2 static inline __attribute__((always_inline)) void store_sum(const epilogue *e, int r, int v, __m256 sum,
+                                                                   const int whole) {
+    const __m256 value = finish(sum, e->bias ? e->bias[r] : 0.0f, e->column_bias[v], e->low, e->high);
+    if (whole) _mm256_storeu_ps(e->y + r * e->n + 8 * v, value);
+    else store8(e->y + r * e->n + 8 * v, value, e->columns - 8 * v);
 }
 
 /// 6 rows of the panel (`w` at the first) against 16 columns of x from `source` for `steps` steps of k: 12 chains of
@@ -78,7 +79,8 @@ PG_AVX2 static inline __attribute__((always_inline)) void store_sum(const epilog
 /// fetches its `rows` of x from `fetch` (none when NULL).
 PG_AVX2 static inline __attribute__((always_inline)) void
 block6x16(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long rows, int spread, int first, int last, const epilogue *out, __m256 *sums) {
+          const float *fetch, long rows, int spread, int first, int last, const epilogue out, const int whole,
+          __m256 *sums) {
     const __m256i mask0 = lanes8(columns), mask1 = lanes8(columns - 8);
     __m256 a[6], b[6];
     for (int r = 0; r < 6; r++) {
@@ -97,12 +99,12 @@ block6x16(const float *w, int steps, const float *source, long x_pitch, const in
         }
     }
     for (int r = 0; r < 6; r++) {
-        if (last) {
-            store_sum(out, r, 0, a[r]);
-            store_sum(out, r, 1, b[r]);
-        } else {
+        if (!last) {
             sums[r] = a[r];
             sums[6 + r] = b[r];
+        } else if (r < out.rows) {
+            store_sum(&out, r, 0, a[r], whole);
+            store_sum(&out, r, 1, b[r], whole);
         }
     }
 }
@@ -111,7 +113,8 @@ block6x16(const float *w, int steps, const float *source, long x_pitch, const in
 /// panel of two rows; `sums` holds each row's four vectors. The rest as block6x16.
 PG_AVX2 static inline __attribute__((always_inline)) void
 block2x32(const float *w, int steps, const float *source, long x_pitch, const int full, long columns, const int lead,
-          const float *fetch, long rows, int spread, int first, int last, const epilogue *out, __m256 *sums) {
+          const float *fetch, long rows, int spread, int first, int last, const epilogue out, const int whole,
+          __m256 *sums) {
     __m256i masks[4];
     for (int v = 0; v < 4; v++) masks[v] = lanes8(columns - 8 * v);
     __m256 a[2][4];
@@ -130,8 +133,8 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
     }
     for (int r = 0; r < 2; r++) {
         for (int v = 0; v < 4; v++) {
-            if (last) store_sum(out, r, v, a[r][v]);
-            else sums[4 * r + v] = a[r][v];
+            if (!last) sums[4 * r + v] = a[r][v];
+            else if (r < out.rows) store_sum(&out, r, v, a[r][v], whole);
         }
     }
 }
@@ -143,7 +146,7 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
 /// their own sums, so that no add waits for the one before.
 PG_AVX2 static inline __attribute__((always_inline)) void
 single_row(const float *w, int k, const float *source, long x_pitch, const int full, long columns, int row, float *y,
-           int n, int n0, const float *bias, const float *column_bias, int activation, __m256 low, __m256 high,
+           int n, int n0, const float *bias, const float *column_bias, __m256 low, __m256 high,
            long ahead, int prefetch) {
     const __m256i m0 = lanes8(columns), m1 = lanes8(columns - 8), m2 = lanes8(columns - 16), m3 = lanes8(columns - 24);
 #define LOAD(at, offset, mask) (full ? _mm256_loadu_ps((at) + (offset)) : _mm256_maskload_ps((at) + (offset), mask))
@@ -181,19 +184,19 @@ single_row(const float *w, int k, const float *source, long x_pitch, const int f
     for (int v = 0; v < 4; v++) {
         const long remaining = columns - 8 * v;
         if (remaining <= 0) break;
-        store8(out + 8 * v, finish(sums[v], b, column_biases(column_bias, n0 + 8 * v, remaining), activation, low, high), remaining);
+        store8(out + 8 * v, finish(sums[v], b, column_biases(column_bias, n0 + 8 * v, remaining), low, high), remaining);
     }
 }
 
 /// A panel and a tile: rows 0-5 as two blocks of 16 columns, rows 6 and 7 as one of 32 (a panel of one or two rows:
 /// that one alone); `full` a constant at each call.
 PG_AVX2 static inline __attribute__((always_inline)) void
-panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, long columns, int row0,
-           float *y, int n, int n0, const float *bias, const float *column_bias, int activation, __m256 low,
+panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, const int whole, long columns, int row0,
+           float *y, int n, int n0, const float *bias, const float *column_bias, __m256 low,
            __m256 high, long ahead, int prefetch, int stream) {
     const int rows = m - row0 < PANEL ? m - row0 : PANEL;
     if (rows == 1) {
-        single_row(w, k, source, x_pitch, full, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch);
+        single_row(w, k, source, x_pitch, full, columns, row0, y, n, n0, bias, column_bias, low, high, ahead, prefetch);
         return;
     }
     // K_CHUNK steps at a time, each block in turn. With `prefetch` (the first panel to read this tile), where the
@@ -205,10 +208,12 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
     const int blocks = halves + has_tail;
     epilogue outs[3];
     for (int block = 0; block < blocks; block++) {
-        const int tail = block >= halves;
-        outs[block] = (epilogue){.y = y, .n = n, .m = m, .row = row0 + (tail ? tail_row : 0), .column = n0 + (tail ? 0 : 16 * block),
-                                 .columns = tail ? columns : columns - 16 * block, .bias = bias, .column_bias = column_bias,
-                                 .activation = activation, .low = low, .high = high};
+        const int tail = block >= halves, first_row = row0 + (tail ? tail_row : 0);
+        const long column = n0 + (tail ? 0 : 16 * block), width = tail ? columns : columns - 16 * block;
+        epilogue *e = &outs[block];
+        *e = (epilogue){.y = y + (long)first_row * n + column, .n = n, .columns = width, .low = low, .high = high,
+                        .rows = (m - first_row < (tail ? 2 : 6)) ? m - first_row : (tail ? 2 : 6), .bias = bias ? bias + first_row : NULL};
+        for (int v = 0; v < 4; v++) e->column_bias[v] = column_biases(column_bias, column + 8 * v, width - 8 * v);
     }
     for (int k0 = 0; k0 < k; k0 += K_CHUNK) {
         const int steps = k - k0 < K_CHUNK ? k - k0 : K_CHUNK, last = k0 + steps >= k;
@@ -226,10 +231,10 @@ panel_tile(const float *w, int m, int k, const float *source, long x_pitch, cons
             }
             if (block < halves) {
                 block6x16(weights, steps, chunk + 16 * block, x_pitch, full, columns - 16 * block, block == 0, fetch, fetch_rows,
-                          spread, k0 == 0, last, &outs[block], six[block]);
+                          spread, k0 == 0, last, outs[block], whole, six[block]);
             } else {
                 block2x32(weights + tail_row, steps, chunk, x_pitch, full, columns, block == 0, fetch, fetch_rows, spread,
-                          k0 == 0, last, &outs[block], two);
+                          k0 == 0, last, outs[block], whole, two);
             }
         }
     }
@@ -251,7 +256,10 @@ PG_AVX2 void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int 
 PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *x, long x_pitch, long tile_stride, long ahead,
                                 int prefetch, float *y, int n, int p, int n0, const float *bias, const float *column_bias,
                                 int activation, float low_bound, float high_bound) {
-    const __m256 low = _mm256_set1_ps(low_bound), high = _mm256_set1_ps(high_bound);
+    // The activation as bounds to clamp to, so that storing needs no branch per vector.
+    const float infinity = __builtin_inff();
+    const __m256 low = _mm256_set1_ps(activation == PG_ACTIVATION_NONE ? -infinity : activation == PG_ACTIVATION_RELU ? 0.0f : low_bound);
+    const __m256 high = _mm256_set1_ps(activation == PG_ACTIVATION_CLIP ? high_bound : infinity);
     const long columns = n - n0 < TILE ? n - n0 : TILE;
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
@@ -259,10 +267,13 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
     // Rows of the tile one after another (packed or copied): the next chunk follows this one in memory, and each row
     // has all 32 floats (zeros past n), so that even the last tile loads whole vectors.
     const int stream = x_pitch == TILE;
-    if (columns == TILE || stream) {
-        panel_tile(w, m, k, source, x_pitch, 1, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
+    // Whole tiles (the common case) load and store whole vectors; a packed or copied last tile loads them whole too.
+    if (columns == TILE) {
+        panel_tile(w, m, k, source, x_pitch, 1, 1, columns, row0, y, n, n0, bias, column_bias, low, high, ahead, prefetch, stream);
+    } else if (stream) {
+        panel_tile(w, m, k, source, x_pitch, 1, 0, columns, row0, y, n, n0, bias, column_bias, low, high, ahead, prefetch, stream);
     } else {
-        panel_tile(w, m, k, source, x_pitch, 0, columns, row0, y, n, n0, bias, column_bias, activation, low, high, ahead, prefetch, stream);
+        panel_tile(w, m, k, source, x_pitch, 0, 0, columns, row0, y, n, n0, bias, column_bias, low, high, ahead, prefetch, stream);
     }
 }
 #endif

@@ -52,7 +52,8 @@ import Testing
         for (activation, low, high) in [(PG_ACTIVATION_NONE, Float(0), Float(0)), (PG_ACTIVATION_RELU, 0, 0), (PG_ACTIVATION_CLIP, -0.5, 0.5)] {
             // X as row-major planes (a convolution) with a row bias, and X packed in tiles (a Linear layer) with a
             // column bias.
-            var planes = [Float](repeating: .nan, count: m * n), tiles = planes
+            // 64 floats past y, which no kernel may write: a vector stored whole past a tile's last column would.
+            var planes = [Float](repeating: .nan, count: m * n + 64), tiles = planes
             pg_packed_gemm(packedW, Int32(m), Int32(k), x, Int32(n), n, 32, &planes, bias, nil, Int32(activation), low, high)
             pg_packed_gemm(packedW, Int32(m), Int32(k), packedX, Int32(n), 32, 32 * k, &tiles, nil, columnBias, Int32(activation), low, high)
             var worstPlanes = 0.0, worstTiles = 0.0
@@ -69,6 +70,7 @@ import Testing
                     worstTiles = max(worstTiles, abs(Double(tiles[row * n + column]) - expectedTiles) / scale)
                 }
             }
+            #expect(planes[(m * n)...].allSatisfy(\.isNaN) && tiles[(m * n)...].allSatisfy(\.isNaN), "wrote past y: \(m)×\(k)×\(n)")
             #expect(worstPlanes < 1e-5, "\(InferenceISA.current), \(m)×\(k)×\(n), activation \(activation): \(worstPlanes)")
             #expect(worstTiles < 1e-5, "\(InferenceISA.current), \(m)×\(k)×\(n), activation \(activation): \(worstTiles)")
         }
@@ -88,14 +90,14 @@ import Testing
                                kernel_y: 3, kernel_x: 3, stride_y: Int32(stride), stride_x: Int32(stride), dilation_y: 1, dilation_x: 1,
                                pad_top: 1, pad_left: 1)
         let outPlane = outHeight * outWidth
-        var padded = [Float](repeating: .nan, count: channels * outPlane)
+        var padded = [Float](repeating: .nan, count: channels * outPlane + 64)
         var scratch = [Float](repeating: 0, count: pg_depthwise3x3_scratch_size(&window) + 64)
         // The kernels align the scratch they are given: the executor's is 64-byte aligned, as this one.
         scratch.withUnsafeMutableBufferPointer { buffer in
             let aligned = UnsafeMutableRawPointer(buffer.baseAddress!).alignedUp(toMultipleOf: 64).assumingMemoryBound(to: Float.self)
             pg_depthwise3x3(&window, Int32(channels), input, weights, bias, Int32(PG_ACTIVATION_CLIP), -0.3, 0.3, &padded, aligned)
         }
-        var flat = [Float](repeating: .nan, count: channels * outPlane)
+        var flat = [Float](repeating: .nan, count: channels * outPlane + 64)
         let isFlat = stride == 1 && width <= 16
         if isFlat { pg_depthwise3x3_flat(&window, Int32(channels), input, weights, bias, Int32(PG_ACTIVATION_CLIP), -0.3, 0.3, &flat) }
         var worst = 0.0, worstFlat = 0.0
@@ -116,6 +118,7 @@ import Testing
                 }
             }
         }
+        #expect(padded[(channels * outPlane)...].allSatisfy(\.isNaN) && flat[(channels * outPlane)...].allSatisfy(\.isNaN), "wrote past")
         #expect(worst < 1e-5, "\(InferenceISA.current), \(height)×\(width) stride \(stride): \(worst)")
         #expect(worstFlat < 1e-5, "\(InferenceISA.current), \(height)×\(width) flat: \(worstFlat)")
     }
