@@ -19,6 +19,16 @@ static inline long padded_pitch(const pg_window *w) { return padded_columns(w) +
 
 static inline long padded_rows(const pg_window *w) { return (long)(w->out_height - 1) * w->stride_y + 3; }
 
+/// For the flat kernels (output rows as wide as the input's): output j reads input j + flat_offset for `tap` (ky·3 +
+/// kx), the same offset for every output; whether that input lies inside the plane (and j inside the output).
+static inline long flat_offset(const pg_window *w, int tap) {
+    return (long)(tap / 3 - w->pad_top) * w->width + (tap % 3 - w->pad_left);
+}
+static inline int flat_reads_inside(const pg_window *w, long j, int tap) {
+    const long y = j / w->width + tap / 3 - w->pad_top, x = j % w->width + tap % 3 - w->pad_left;
+    return j < (long)w->out_height * w->out_width && y >= 0 && y < w->height && x >= 0 && x < w->width;
+}
+
 /// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
 enum { AHEAD_ROWS = 16, LARGE_PLANE = 2048 };
 

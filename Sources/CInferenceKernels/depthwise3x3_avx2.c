@@ -93,14 +93,10 @@ PG_AVX2 void pg_depthwise3x3_flat_avx2(const pg_window *w, int channels, const f
     __m256i masks[blocks * 9];
     long offsets[9];
     for (int tap = 0; tap < 9; tap++) {
-        const int ky = tap / 3, kx = tap % 3;
-        offsets[tap] = (long)(ky - w->pad_top) * width + (kx - w->pad_left);
+        offsets[tap] = flat_offset(w, tap);
         for (long block = 0; block < blocks; block++) {
             int lanes[8];
-            for (int lane = 0; lane < 8; lane++) {
-                const long j = block * 8 + lane, y = j / width + ky - w->pad_top, x = j % width + kx - w->pad_left;
-                lanes[lane] = j < outputs && y >= 0 && y < height && x >= 0 && x < width ? -1 : 0;
-            }
+            for (int lane = 0; lane < 8; lane++) lanes[lane] = flat_reads_inside(w, block * 8 + lane, tap) ? -1 : 0;
             masks[block * 9 + tap] = _mm256_loadu_si256((const __m256i *)lanes);
         }
     }

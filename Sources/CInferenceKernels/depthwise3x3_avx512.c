@@ -118,14 +118,10 @@ void pg_depthwise3x3_flat_avx512(const pg_window *w, int channels, const float *
     __mmask16 masks[blocks * 9];
     long offsets[9];
     for (int tap = 0; tap < 9; tap++) {
-        const int ky = tap / 3, kx = tap % 3;
-        offsets[tap] = (long)(ky - w->pad_top) * width + (kx - w->pad_left);
+        offsets[tap] = flat_offset(w, tap);
         for (long b = 0; b < blocks; b++) {
             unsigned int mask = 0;
-            for (int lane = 0; lane < 16; lane++) {
-                const long j = b * 16 + lane, y = j / width + ky - w->pad_top, x = j % width + kx - w->pad_left;
-                if (j < outputs && y >= 0 && y < height && x >= 0 && x < width) mask |= 1u << lane;
-            }
+            for (int lane = 0; lane < 16; lane++) mask |= flat_reads_inside(w, b * 16 + lane, tap) ? 1u << lane : 0;
             masks[b * 9 + tap] = (__mmask16)mask;
         }
     }
