@@ -2,7 +2,8 @@
 // of 8 floats, a panel of 8 rows against a tile of 32 columns is three blocks, 6 rows × 16 columns twice and 2 rows
 // × 32 columns, each with its sums in registers (per step, 22 loads for 32 multiply-adds: the multipliers, not the
 // loads, set the pace). The blocks take turns over chunks of k, so that each chunk of x is read from memory once and
-// by the other blocks from L1. A tile's last columns load and store through lane masks.
+// by the other blocks from L1, and store their sums straight from registers. A tile's last columns load and store
+// through lane masks.
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
@@ -21,9 +22,9 @@ PG_AVX2 static inline __m256 column_biases(const float *column_bias, long column
     return column_bias ? load8(column_bias + column, count) : _mm256_setzero_ps();
 }
 
-/// Steps of k the four blocks of a panel take in turn: 128 rows of a tile's 16 columns (8 KB) stay in L1 for the
-/// block that reads them next, where a whole tile of a large layer (k in the tens of thousands) would not stay even
-/// in L2 and be read from memory four times.
+/// Steps of k the three blocks of a panel take in turn: 128 rows of a tile (16 KB) stay in L1 for the block that reads
+/// them next, where a whole tile of a large layer (k in the tens of thousands) would not stay even in L2 and be read
+/// from memory three times.
 enum { K_CHUNK = 128 };
 
 /// Fetches ahead for one step of a block: the weights `AHEAD` steps on for the `lead` block, and rows of x from
@@ -189,11 +190,11 @@ single_row(const float *w, int k, const float *source, long x_pitch, const int f
 }
 
 /// A panel and a tile: rows 0-5 as two blocks of 16 columns, rows 6 and 7 as one of 32 (a panel of one or two rows:
-/// that one alone); `full` a constant at each call.
+/// that one alone). `full`: every load is a whole vector; `whole`: every store is; constants at each call.
 PG_AVX2 static inline __attribute__((always_inline)) void
-panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, const int whole, long columns, int row0,
-           float *y, int n, int n0, const float *bias, const float *column_bias, __m256 low,
-           __m256 high, long ahead, int prefetch, int stream) {
+panel_tile(const float *w, int m, int k, const float *source, long x_pitch, const int full, const int whole, long columns,
+           int row0, float *y, int n, int n0, const float *bias, const float *column_bias, __m256 low, __m256 high, long ahead,
+           int prefetch, int stream) {
     const int rows = m - row0 < PANEL ? m - row0 : PANEL;
     if (rows == 1) {
         single_row(w, k, source, x_pitch, full, columns, row0, y, n, n0, bias, column_bias, low, high, ahead, prefetch);
