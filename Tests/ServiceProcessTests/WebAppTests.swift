@@ -215,6 +215,17 @@ struct WebAppTests {
         #expect(added.status == 303 && location.hasPrefix("/plants/"))
         let plantPage = try await fetch(stack, "GET", location, headers: cookie)
         #expect(plantPage.status == 200 && plantPage.text.contains("Hibiscus rosa-sinensis"))
+        // The photo on the plant's page and on its card in My plants, served to its owner only.
+        let image = try #require(plantPage.text.firstMatch(of: /<img src="(\/v1\/photos\/[0-9a-f]{64}\?size=1024)"[^>]* alt="Photo of ([^"]+)"/),
+                                 "\(plantPage.text)")
+        let thumbnail = try await http.send(HTTPRequest(method: "GET", url: URL(string: stack.httpBase.absoluteString + image.output.1)!,
+                                                        headers: cookie), timeout: TestTime.scaled(.seconds(20)))
+        #expect(thumbnail.status == 200 && thumbnail.headers["content-type"] == "image/jpeg" && thumbnail.body.starts(with: [0xFF, 0xD8]))
+        let card = try await fetch(stack, "GET", "/plants", headers: cookie)
+        #expect(card.text.contains(#"<img src="/v1/photos/"#) && card.text.contains("?size=256"), "\(card.text)")
+        let other = try await fetch(stack, "POST", "/signup", form: ["name": "web-eve", "password": "mint needs water"], headers: own)
+        let otherCookie = ["Cookie": String(try #require(other.headers["set-cookie"]).prefix { $0 != ";" })]
+        #expect(try await fetch(stack, "GET", String(image.output.1), headers: otherCookie).status != 200, "another person's photo")
         let details = try await fetch(stack, "GET", "/v1" + location, headers: cookie)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(details.text.utf8)) as? [String: Any])
         let plant = json["plant"] as? [String: Any] ?? [:]
@@ -244,7 +255,7 @@ struct WebAppTests {
         let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
-        #expect(screens.count == 14, "\(report)")
+        #expect(screens.count == 16, "\(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }

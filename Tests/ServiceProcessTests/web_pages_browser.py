@@ -133,6 +133,8 @@ def main():
                 raise SystemExit("identify: no candidates: %s" % page.inner_text("#results"))
             page.click(".candidate button >> nth=0")
             page.wait_for_url("**/plants/*")
+            page.wait_for_load_state("load")
+            check(page, "plant-identified", report, axe, folder)
             plant_id = page.url.rsplit("/", 1)[-1]
             report["identifiedPlant"] = page.evaluate("""async id => {
                 const details = await (await fetch("/v1/plants/" + id)).json();

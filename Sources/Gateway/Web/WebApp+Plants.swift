@@ -13,7 +13,10 @@ extension WebApp {
         }, token: page.token)
         guard case .success(let answer) = listed else { return failurePage(page, listed) }
         let plants: [[String: Any]] = answer.page.plants.map { plant in
-            ["id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName, "favorite": plant.favorite]
+            var card: [String: Any] = ["id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
+                                       "favorite": plant.favorite]
+            if let photo = plant.photos.first { card["photo"] = Self.picture(photo, longerSide: 256) }
+            return card
         }
         return render("plants", page, ["title": page.strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty,
                                        "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
@@ -32,6 +35,10 @@ extension WebApp {
             "hasTasks": !details.upcomingTasks.isEmpty,
         ]
         if !plant.notes.isEmpty { values["notes"] = plant.notes }
+        values["photos"] = plant.photos.map { photo in
+            Self.picture(photo, longerSide: 1024).merging(["alt": strings.format("photoOf", ["name": Self.displayName(plant)])]) { $1 }
+        }
+        values["hasPhotos"] = !plant.photos.isEmpty
         if details.hasCareInfo {
             let care = details.careInfo
             var facts: [[String: String]] = []
@@ -66,6 +73,15 @@ extension WebApp {
             values["source"] = strings.format(source)
         }
         return render("plant", page, values.merging(["onPlants": true]) { $1 })
+    }
+
+    /// A photo's thumbnail (served by the JSON API to its owner and households only) and its size in pixels, so that
+    /// the page does not move as it loads; the original's address for a link.
+    static func picture(_ photo: Plantguide_Collection_V1_Photo, longerSide: Int) -> [String: Any] {
+        let longer = max(Int(photo.width), Int(photo.height), 1)
+        let scale = min(1, Double(longerSide) / Double(longer))
+        return ["src": "/v1/photos/\(photo.sha256)?size=\(longerSide)", "original": "/v1/photos/\(photo.sha256)",
+                "width": max(1, Int((Double(photo.width) * scale).rounded())), "height": max(1, Int((Double(photo.height) * scale).rounded()))]
     }
 
     /// The catalog key of where a care field came from: its own source when the answer was merged, else the
