@@ -27,7 +27,13 @@ struct WebAppTests {
                 "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
             }.joined(separator: "&").utf8)
         }
-        let response = try await http.send(HTTPRequest(method: method, url: URL(string: stack.httpBase.absoluteString + path)!, headers: all,
+        return try await send(stack, method, path, headers: all, body: body)
+    }
+
+    /// One request to the stack's HTTP front, its answer as text.
+    private func send(_ stack: GatewayJourneyTests.Stack, _ method: String, _ path: String, headers: [String: String],
+                      body: Data?) async throws -> Page {
+        let response = try await http.send(HTTPRequest(method: method, url: URL(string: stack.httpBase.absoluteString + path)!, headers: headers,
                                                        body: body), timeout: TestTime.scaled(.seconds(20)))
         return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
@@ -171,10 +177,7 @@ struct WebAppTests {
 
     private func post(_ stack: GatewayJourneyTests.Stack, _ path: String, _ form: (body: Data, contentType: String),
                       headers: [String: String]) async throws -> Page {
-        let response = try await http.send(HTTPRequest(method: "POST", url: URL(string: stack.httpBase.absoluteString + path)!,
-                                                       headers: headers.merging(["Content-Type": form.contentType]) { $1 }, body: form.body),
-                                           timeout: TestTime.scaled(.seconds(20)))
-        return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+        try await send(stack, "POST", path, headers: headers.merging(["Content-Type": form.contentType]) { $1 }, body: form.body)
     }
 
     @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps photo, plans care; by htmx a fragment, HX-Redirect")
