@@ -34,13 +34,14 @@ struct ProviderChainTests {
     }
 
     private func provider(_ fakes: FakeCareProviders, on stores: CareCacheFixture, catalog: CareCatalog? = nil,
-                          openPlantbook: Bool = true, perenual: Bool = true, gbif: Bool = true) async throws -> CareInfoProvider {
+                          openPlantbook: Bool = true, perenual: Bool = true, gbif: Bool = true,
+                          perenualLimits: UpstreamLimits = ProviderClientTests.fastLimits) async throws -> CareInfoProvider {
         var configuration = CareDataConfiguration(dataDirectory: stores.folder, trefle: TrefleConfiguration(token: nil))
         configuration.openPlantbook = OpenPlantbookConfiguration(baseURL: fakes.openPlantbook.baseURL, clientID: openPlantbook ? "test-client" : nil,
                                                                  clientSecret: "test-secret")
         configuration.openPlantbook.limits = ProviderClientTests.fastLimits
         configuration.perenual = PerenualConfiguration(baseURL: fakes.perenual.baseURL, key: perenual ? "test-key" : nil)
-        configuration.perenual.limits = ProviderClientTests.fastLimits
+        configuration.perenual.limits = perenualLimits
         configuration.gbif = GBIFConfiguration(baseURL: gbif ? fakes.gbif.baseURL : nil)
         configuration.gbif.limits = ProviderClientTests.fastLimits
         let clock = self.clock
@@ -127,7 +128,8 @@ struct ProviderChainTests {
         let alocasia = try await healthy.careInfo(scientificName: "Alocasia amazonica")
         let perenualDown = try FakeCareProviders()
         perenualDown.inject(.perenual, Array(repeating: .hang, count: 4))
-        let withoutPerenual = try await provider(perenualDown, on: try await newStores(backend), catalog: catalog)
+        let withoutPerenual = try await provider(perenualDown, on: try await newStores(backend), catalog: catalog,
+                                                 perenualLimits: ProviderClientTests.hangingLimits)
         let error = await #expect(throws: CareDataError.self) { _ = try await withoutPerenual.careInfo(scientificName: "Alocasia amazonica") }
         // Nothing else knows it: the answer says what was tried.
         #expect(error?.code == .notFound && error?.message.contains("Perenual:") == true)

@@ -8,22 +8,35 @@ import Testing
 /// meets a provider's failures.
 @Suite("Open Plantbook, Perenual and GBIF clients against fakes on 127.0.0.1")
 struct ProviderClientTests {
+    /// No waiting between retries and no rate limit, and a time-out no answer of a fake meets even on a busy
+    /// machine: with half a second, a test process busy elsewhere timed out an answer and asked again.
     static let fastLimits: UpstreamLimits = {
-        var limits = UpstreamLimits(timeout: .milliseconds(500), requestsPerMinute: 6_000, retryBackoff: .milliseconds(10),
+        var limits = UpstreamLimits(timeout: TestTime.scaled(.seconds(30)), requestsPerMinute: 6_000, retryBackoff: .milliseconds(10),
                                     maxRateLimitWait: .seconds(1))
         limits.breakerThreshold = 1_000
         return limits
     }()
 
-    static func openPlantbook(_ fakes: FakeCareProviders, secret: String = "test-secret") -> OpenPlantbookClient {
+    /// ``fastLimits`` with a short time-out, for a provider that is made to hang: waited for, it never answers.
+    static let hangingLimits: UpstreamLimits = {
+        var limits = fastLimits
+        limits.timeout = .milliseconds(500)
+        return limits
+    }()
+
+    static func openPlantbook(_ fakes: FakeCareProviders, secret: String = "test-secret", limits: UpstreamLimits = fastLimits)
+        -> OpenPlantbookClient
+    {
         var configuration = OpenPlantbookConfiguration(baseURL: fakes.openPlantbook.baseURL, clientID: "test-client", clientSecret: secret)
-        configuration.limits = fastLimits
+        configuration.limits = limits
         return OpenPlantbookClient(configuration: configuration)
     }
 
-    static func perenual(_ fakes: FakeCareProviders, budget: Int = 90, clock: TestClock = TestClock()) -> PerenualClient {
+    static func perenual(_ fakes: FakeCareProviders, budget: Int = 90, clock: TestClock = TestClock(), limits: UpstreamLimits = fastLimits)
+        -> PerenualClient
+    {
         var configuration = PerenualConfiguration(baseURL: fakes.perenual.baseURL, key: "test-key")
-        configuration.limits = fastLimits
+        configuration.limits = limits
         configuration.dailyBudget = budget
         configuration.now = { clock.now }
         return PerenualClient(configuration: configuration)
@@ -80,18 +93,20 @@ struct ProviderClientTests {
 
     /// One request to `provider` through its client (after Open Plantbook's token is in hand, so that the fault
     /// meets the data request), and its requester.
-    static func ask(_ provider: FakeCareProviders.Provider, _ fakes: FakeCareProviders) async throws -> (UpstreamRequester, () async throws -> Void) {
+    static func ask(_ provider: FakeCareProviders.Provider, _ fakes: FakeCareProviders, limits: UpstreamLimits = fastLimits)
+        async throws -> (UpstreamRequester, () async throws -> Void)
+    {
         switch provider {
         case .openPlantbook:
-            let client = openPlantbook(fakes)
+            let client = openPlantbook(fakes, limits: limits)
             _ = try await client.detail(pid: "acer buergerianum")
             return (client.requester, { _ = try await client.detail(pid: "acer buergerianum") })
         case .perenual:
-            let client = perenual(fakes)
+            let client = perenual(fakes, limits: limits)
             return (client.requester, { _ = try await client.details(id: 710) })
         case .gbif:
             var configuration = GBIFConfiguration(baseURL: fakes.gbif.baseURL)
-            configuration.limits = fastLimits
+            configuration.limits = limits
             let client = GBIFClient(configuration: configuration)
             return (client.requester, { _ = try await client.match("Helianthus annuus") })
         }
@@ -109,7 +124,8 @@ struct ProviderClientTests {
           ])
     func failures(provider: FakeCareProviders.Provider, failure: (fault: FakeCareProviders.Fault, code: ProviderError.Code, requests: Int)) async throws {
         let fakes = try FakeCareProviders()
-        let (requester, request) = try await Self.ask(provider, fakes)
+        let hangs = if case .hang = failure.fault { true } else { false }
+        let (requester, request) = try await Self.ask(provider, fakes, limits: hangs ? Self.hangingLimits : Self.fastLimits)
         let server = provider == .openPlantbook ? fakes.openPlantbook : provider == .perenual ? fakes.perenual : fakes.gbif
         let before = server.requests.count
         fakes.inject(provider, [failure.fault, failure.fault])
@@ -219,7 +235,8 @@ struct ProviderClientTests {
         var configuration = PerenualConfiguration(baseURL: fakes.perenual.baseURL, key: "test-key")
         configuration.limits = Self.fastLimits
         configuration.limits.breakerThreshold = 2
-        configuration.limits.breakerCooldown = .milliseconds(300)
+        // Long enough that the third call, however late a busy machine makes it, still meets the open breaker.
+        configuration.limits.breakerCooldown = TestTime.scaled(.seconds(3))
         let client = PerenualClient(configuration: configuration)
         fakes.inject(.perenual, Array(repeating: .status(500), count: 4))
 
@@ -228,7 +245,7 @@ struct ProviderClientTests {
 
         #expect(open?.code == .unavailable && open?.message.contains("not asked after 2 failures") == true)
         #expect(fakes.perenual.requests.count == 4)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: configuration.limits.breakerCooldown + .milliseconds(100))
         #expect(try await client.details(id: 710).species.id == 710)
     }
 }

@@ -160,7 +160,7 @@ struct WebAuthnTests {
         }
     }
 
-    @Test("CBOR: truncated, indefinite, too deep or oversized input is refused and never traps")
+    @Test("CBOR: truncated, indefinite, too deep or oversized input is refused and never traps", .cpuHeavy)
     func cborLimits() throws {
         #expect(try CBORReader.decode(Self.hex("a2 01 02 20 43 010203")) == .map([(.unsigned(1), .unsigned(2)), (.negative(0), .bytes(Data([1, 2, 3])))]))
         #expect(try CBORReader.decode(Self.hex("f94000")) == .float(2), "half-precision 2.0")

@@ -170,13 +170,15 @@ struct OnDeviceIdentificationTests {
 
     @Test("requests that arrive together run as one batch")
     func dynamicBatching() async throws {
+        // The batch runs when it is full, never because time passed: however late the busy test process starts the
+        // four requests, they meet, and none expires.
         var batching = BatchingConfiguration()
         batching.maxBatchSize = 4
-        batching.maxWait = .milliseconds(500)
+        batching.maxWait = .seconds(3_600)
         let classifier = OnnxSpeciesClassifier(try await Self.installed(), batching: batching)
         defer { classifier.stop() }
         let image = TestImages.gradient(width: 128, height: 128)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(3_600)
         let results = try await withThrowingTaskGroup(of: [[SpeciesGuess]].self) { group in
             for _ in 0..<4 { group.addTask { try await classifier.classify([image], maxResults: 3, deadline: deadline) } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -188,19 +190,21 @@ struct OnDeviceIdentificationTests {
 
     @Test("beyond the queue's bound requests are refused with RESOURCE_EXHAUSTED; expired ones with DEADLINE_EXCEEDED")
     func overload() async throws {
+        // The waiting batch is let go by stopping the worker, once the first's deadline has passed, not by the
+        // clock: a busy test process may start the second request seconds after the first.
         var batching = BatchingConfiguration()
         batching.maxBatchSize = 8
-        batching.maxWait = .seconds(3)
+        batching.maxWait = .seconds(3_600)
         batching.maxQueuedImages = 2
         let classifier = OnnxSpeciesClassifier(try await Self.installed(), batching: batching)
         defer { classifier.stop() }
         let image = TestImages.gradient(width: 128, height: 128)
         let soon = ContinuousClock.now + .milliseconds(200)
-        let later = ContinuousClock.now + .seconds(30)
-        // Two images wait (the batch is not full and the first has not waited 3 s); the third is refused.
+        let later = ContinuousClock.now + .seconds(3_600)
+        // Two images wait (the batch is not full and the first has not waited its hour); the third is refused.
         async let first = classifier.classify([image], maxResults: 3, deadline: soon)
         async let second = classifier.classify([image], maxResults: 3, deadline: later)
-        let patience = ContinuousClock.now + .seconds(20)
+        let patience = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while classifier.statistics.waiting < 2 && ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(5)) }
         try #require(classifier.statistics.waiting == 2)
         do {
@@ -210,6 +214,8 @@ struct OnDeviceIdentificationTests {
             #expect(error.code == .resourceExhausted)
         }
         // The first's deadline passes while it waits for the batch: refused before inference.
+        try await Task.sleep(until: soon)
+        classifier.stop()
         do {
             _ = try await first
             Issue.record("an expired request was run")

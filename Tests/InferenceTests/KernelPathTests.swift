@@ -7,7 +7,7 @@ import Testing
 /// The hand-written kernels of the path in use (Scripts/test runs this suite once per path the CPU has, through
 /// PLANTGUIDE_INFERENCE_ISA) against plain loops in Double, on the shapes where their vectors end: partial tiles and
 /// panels, single rows, planes narrower and wider than a vector, both strides.
-@Suite struct KernelPathTests {
+@Suite(.cpuHeavy) struct KernelPathTests {
     @Test("the path in use is the one PLANTGUIDE_INFERENCE_ISA names, else the CPU's best")
     func pathInUse() throws {
         let requested = ProcessInfo.processInfo.environment[InferenceISA.environmentVariable]

@@ -6,6 +6,7 @@ import PlantGuideCore
 public enum ChildProcess {
     /// How the program ended and what it printed.
     public struct Outcome: Sendable {
+        /// The exit code, or 128 plus the signal that ended it.
         public var status: Int32
         /// Standard output, and standard error too when `mergingStandardError` was set.
         public var output: String
@@ -16,18 +17,20 @@ public enum ChildProcess {
     public static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], mergingStandardError: Bool = false
     ) async throws -> Outcome {
-        try await OwnThread.run {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            if mergingStandardError { process.standardError = pipe }
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return Outcome(status: process.terminationStatus, output: output)
+        let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        return try await OwnThread.run {
+            var fds: [Int32] = [0, 0]
+            guard systemPipe2(&fds, O_CLOEXEC) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let reading = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+            let child: SpawnedProcess
+            do {
+                defer { close(fds[1]) }
+                child = try SpawnedProcess(
+                    executable.path, arguments, environment: merged, standardOutput: .descriptor(fds[1]),
+                    standardError: mergingStandardError ? .descriptor(fds[1]) : .inherit)
+            }
+            let output = String(decoding: reading.readDataToEndOfFile(), as: UTF8.self)
+            return Outcome(status: child.waitForExitBlocking().shellStatus, output: output)
         }
     }
 }

@@ -9,7 +9,7 @@ public final class ServiceProcess: @unchecked Sendable {
     public let executable: String
     public let endpoint: String
     public let dataDirectory: URL
-    private let process = Process()
+    private let process: SpawnedProcess
 
     /// Starts `executable` (e.g. "plantguide-collection", from the build folder) bound to `endpoint`, with
     /// `environment` added to this process's, and waits, with health checks that wait for readiness (no sleeping,
@@ -26,17 +26,21 @@ public final class ServiceProcess: @unchecked Sendable {
         self.endpoint = endpoint
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("plantguide-test-\(UUID().uuidString)", isDirectory: true)
-        process.executableURL = BuildProducts.url(of: executable)
-        process.arguments = ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", logLevel] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
+        var standardError = SpawnedProcess.Stream.inherit
+        var logHandle: FileHandle?
         if let log {
-            if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
             let handle = try FileHandle(forWritingTo: log)
             try handle.seekToEnd()
-            process.standardError = handle
+            standardError = .descriptor(handle.fileDescriptor)
+            logHandle = handle
         }
-        try process.run()
+        process = try SpawnedProcess(
+            BuildProducts.url(of: executable).path,
+            ["--bind", endpoint, "--data", self.dataDirectory.path, "--log-level", logLevel] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardOutput: .null, standardError: standardError)
+        try logHandle?.close()
         TestResources.track(self)
         TestResources.track(folder: self.dataDirectory)
         let client = try RPCClient(target: endpoint, configuration: configuration)
@@ -45,36 +49,28 @@ public final class ServiceProcess: @unchecked Sendable {
             Plantguide_Health_V1_Health.check, .init(), options: .init(timeout: timeout, waitForReady: true))
     }
 
-    deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-    }
-
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { process.pid }
 
     /// SIGKILL, as a crash or the OOM killer would: no chance to clean up. Waits (off the cooperative pool) for
     /// the process to be gone.
     public func kill() async {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        await waitForExit()
+        process.send(SIGKILL)
+        await process.waitForExit()
     }
 
     /// How the process ended, e.g. "exit 0" or "signal 15" (a signal that killed it); "running" before.
     public var ending: String {
-        guard !process.isRunning else { return "running" }
-        return process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus)" : "exit \(process.terminationStatus)"
+        process.ending?.description ?? "running"
     }
 
-    /// SIGTERM, and waits for the exit; returns the exit status.
+    /// SIGTERM, and waits for the exit; returns the exit code, or the signal that ended it.
     @discardableResult
     public func terminate() async -> Int32 {
-        if process.isRunning { process.terminate() }
-        await waitForExit()
-        return process.terminationStatus
-    }
-
-    private func waitForExit() async {
-        await OwnThread.run { [self] in process.waitUntilExit() }
+        process.send(SIGTERM)
+        switch await process.waitForExit() {
+        case .exit(let code): return code
+        case .signal(let signal): return signal
+        }
     }
 }
 

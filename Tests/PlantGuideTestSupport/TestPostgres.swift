@@ -147,7 +147,10 @@ extension TestPostgres {
     /// Runs the script; its error output is shown on failure, and kept out of a start's one line.
     private static func run(_ arguments: [String]) async throws -> String {
         let script = ModelFixtures.repositoryRoot.appendingPathComponent("Scripts/postgres-throwaway")
-        let outcome = try await SpawnedScript.run(script.path, arguments, mergingStandardError: arguments.first != "--watch")
+        // The script leaves the server (and with --watch a watcher) running: as a SpawnedProcess it gets standard
+        // input, output and error only, so the server holds no other test's pipe open (and its reader waiting).
+        let outcome = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), [script.path] + arguments, mergingStandardError: arguments.first != "--watch")
         guard outcome.status == 0 else {
             throw TestPostgresError(description: "Scripts/postgres-throwaway \(arguments.joined(separator: " ")) failed: \(outcome.output)")
         }

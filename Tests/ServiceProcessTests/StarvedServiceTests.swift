@@ -110,20 +110,13 @@ struct StarvedServiceTests {
 
 /// A busy loop in a process of its own, pinned to `core`; stopped by ``stop()`` or when released.
 final class CPUHog: Sendable {
-    private let pid: Int32
-    private let stopped = Atomic<Bool>(false)
+    private let process: SpawnedProcess
 
     init(core: Int) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-        process.arguments = ["-c", "\(core)", "/bin/sh", "-c", "while :; do :; done"]
-        try process.run()
-        pid = process.processIdentifier
+        process = try SpawnedProcess("/usr/bin/taskset", ["-c", "\(core)", "/bin/sh", "-c", "while :; do :; done"])
     }
 
     func stop() {
-        if !stopped.exchange(true, ordering: .relaxed) { kill(pid, SIGKILL) }
+        process.send(SIGKILL)
     }
-
-    deinit { stop() }
 }
