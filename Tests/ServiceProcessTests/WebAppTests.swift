@@ -38,7 +38,7 @@ struct WebAppTests {
         return Page(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
-    @Test("sign up by form; Today, My plants and a plant with escaped names; Done by htmx; Settings; deletion asks first; strict headers, files, Spanish")
+    @Test("sign up by form; Today, My plants, a plant with escaped names; Done by htmx; Settings; edit; deletion asks first; strict headers, files, Spanish")
     func pages() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -140,6 +140,31 @@ struct WebAppTests {
         let detail = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
         #expect(detail.status == 200 && detail.text.contains("&lt;script&gt;") && detail.text.contains("id=\"care-heading\"")
                 && detail.text.contains("class=\"source\""), "\(detail.text)")
+        // Editing it: the form holds the stored values (escaped); a refused field is named beside it with what was
+        // typed kept; saved, the page shows the new name, where it stands, the notes and the favourite mark.
+        #expect(detail.text.contains("href=\"/plants/p1/edit\""))
+        let editForm = try await fetch(stack, "GET", "/plants/p1/edit", headers: cookie)
+        #expect(editForm.status == 200 && editForm.text.contains("action=\"/plants/p1/edit\"")
+                && editForm.text.contains("value=\"&lt;script&gt;alert(&#39;fig&#39;)&lt;/script&gt;\""), "\(editForm.text)")
+        let tooLong = try await fetch(stack, "POST", "/plants/p1/edit", form: ["custom_name": "Fig", "notes": String(repeating: "n", count: 10_001)],
+                                      headers: cookie.merging(own) { $1 })
+        #expect(tooLong.status == 400 && tooLong.text.contains("id=\"notes-error\"") && tooLong.text.contains("aria-invalid=\"true\"")
+                && tooLong.text.contains("value=\"Fig\""), "\(tooLong.text)")
+        let crossSite = cookie.merging(["Origin": "https://evil.example"]) { $1 }
+        #expect(try await fetch(stack, "POST", "/plants/p1/edit", form: ["custom_name": "Stolen"], headers: crossSite).status == 403)
+        let edited = try await fetch(stack, "POST", "/plants/p1/edit", form: ["custom_name": "Fiddle <fig>", "location": "Living room",
+                                                                             "notes": "Turn it weekly", "favorite": "on"],
+                                     headers: cookie.merging(own) { $1 })
+        #expect(edited.status == 303 && edited.headers["location"] == "/plants/p1")
+        let renamed = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
+        #expect(renamed.text.contains("<h1>Fiddle &lt;fig&gt;</h1>") && renamed.text.contains("Living room") && renamed.text.contains("Turn it weekly")
+                && renamed.text.contains("★"), "\(renamed.text)")
+        let unmarked = try await fetch(stack, "POST", "/plants/p1/edit", form: ["custom_name": "Fiddle <fig>", "location": "Living room"],
+                                       headers: cookie.merging(own) { $1 })
+        #expect(unmarked.status == 303)
+        let plain = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
+        #expect(!plain.text.contains("★") && !plain.text.contains("Turn it weekly"), "unchecked and emptied: \(plain.text)")
+
         let confirm = try await fetch(stack, "GET", "/plants/p1/delete", headers: cookie)
         #expect(confirm.text.contains("cannot be undone") && confirm.text.contains("action=\"/plants/p1/delete\""))
         #expect(try await fetch(stack, "POST", "/plants/p1/delete", form: [:], headers: cookie.merging(["Origin": "https://evil.example"]) { $1 })
@@ -258,7 +283,8 @@ struct WebAppTests {
         let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
-        #expect(screens.count == 16, "\(report)")
+        #expect(screens.count == 18, "\(report)")
+        #expect(report["edited"] as? Bool == true, "the location typed on the edit page shows on the plant's page: \(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }

@@ -115,6 +115,16 @@ def main():
         check(page, "plants", report, axe, folder)
         page.goto(origin + "/plants/p2")
         check(page, "plant", report, axe, folder)
+        # Editing it by keyboard: the Edit link, the location typed, Enter saves and shows the plant again.
+        page.focus("a[href='/plants/p2/edit']")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/plants/p2/edit")
+        check(page, "plant-edit", report, axe, folder)
+        page.focus("#location")
+        page.keyboard.type("Kitchen window")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/plants/p2")
+        report["edited"] = page.locator("text=Kitchen window").count() > 0
         page.goto(origin + "/settings")
         check(page, "settings", report, axe, folder)
 

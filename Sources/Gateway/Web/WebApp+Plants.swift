@@ -35,6 +35,7 @@ extension WebApp {
             "hasTasks": !details.upcomingTasks.isEmpty,
         ]
         if !plant.notes.isEmpty { values["notes"] = plant.notes }
+        if !plant.location.isEmpty { values["location"] = plant.location }
         values["photos"] = plant.photos.map { photo in
             Self.picture(photo, longerSide: 1024).merging(["alt": strings.format("photoOf", ["name": Self.displayName(plant)])]) { $1 }
         }

@@ -37,8 +37,8 @@ struct WebApp: Sendable {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-done", "identify", "identify-results", "plants", "plant", "delete", "settings",
-                     "error"] {
+        for name in ["head", "foot", "signin", "today", "task-done", "identify", "identify-results", "plants", "plant", "plant-edit", "delete",
+                     "settings", "error"] {
             guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
             }
@@ -62,7 +62,7 @@ struct WebApp: Sendable {
     static func route(of path: String) -> String {
         if path.hasPrefix("/static/") { return "/static/{file}" }
         if let (_, action) = taskAction(path) { return "/tasks/{id}/\(action.rawValue)" }
-        if let plant = plantPage(path) { return plant.deleting ? "/plants/{id}/delete" : "/plants/{id}" }
+        if let plant = plantPage(path) { return plant.action == .view ? "/plants/{id}" : "/plants/{id}/\(plant.action.rawValue)" }
         return path
     }
 
@@ -91,9 +91,12 @@ struct WebApp: Sendable {
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
         case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
         case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
-        case (.get, _) where Self.plantPage(path)?.deleting == false: return await plant(page, id: Self.plantPage(path)!.id)
-        case (.get, _) where Self.plantPage(path)?.deleting == true: return await confirmDeletion(page, id: Self.plantPage(path)!.id)
-        case (.post, _) where Self.plantPage(path)?.deleting == true: return await delete(page, id: Self.plantPage(path)!.id)
+        case (.get, _) where Self.plantPage(path)?.action == .view: return await plant(page, id: Self.plantPage(path)!.id)
+        case (.get, _) where Self.plantPage(path)?.action == .edit: return await editPlant(page, id: Self.plantPage(path)!.id)
+        case (.post, _) where Self.plantPage(path)?.action == .edit:
+            return await saveEdit(page, id: Self.plantPage(path)!.id, form: await Self.formFields(request))
+        case (.get, _) where Self.plantPage(path)?.action == .delete: return await confirmDeletion(page, id: Self.plantPage(path)!.id)
+        case (.post, _) where Self.plantPage(path)?.action == .delete: return await delete(page, id: Self.plantPage(path)!.id)
         case (.post, _) where Self.taskAction(path) != nil:
             let (taskID, action) = Self.taskAction(path)!
             return await act(page, on: taskID, action, byScript: request.headers[Self.htmxRequest] == "true")
@@ -150,7 +153,11 @@ struct WebApp: Sendable {
         context["strings"] = page.strings
         context["assets"] = assets.links
         context["signedIn"] = page.token != nil
-        return Self.html(templates.render(context, withTemplate: template) ?? "", status: status)
+        // A template missing from the library is a fault of the build, said as one: never an empty page.
+        guard let html = templates.render(context, withTemplate: template) else {
+            return Self.html("<!doctype html><title>PlantGuide</title><p>The page template \(template) is missing.</p>", status: .internalServerError)
+        }
+        return Self.html(html, status: status)
     }
 
     /// Calls one of the gateway's own methods, in process, as the session's owner.
@@ -204,12 +211,21 @@ struct WebApp: Sendable {
         HTTPResponse.Status(code: HTTPStatusMapping.status(for: error.code))
     }
 
-    /// `/plants/{id}` (`deleting` false) or `/plants/{id}/delete` (true).
-    static func plantPage(_ path: String) -> (id: String, deleting: Bool)? {
+    /// `/plants/{id}`, `/plants/{id}/edit` or `/plants/{id}/delete`.
+    static func plantPage(_ path: String) -> (id: String, action: PlantAction)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3 || (parts.count == 4 && parts[3] == "delete"), parts[1] == "plants", !parts[2].isEmpty,
+        guard parts.count == 3 || parts.count == 4, parts[1] == "plants", !parts[2].isEmpty,
               let id = String(parts[2]).removingPercentEncoding else { return nil }
-        return (id, parts.count == 4)
+        guard parts.count == 4 else { return (id, .view) }
+        guard let action = PlantAction(rawValue: String(parts[3])), action != .view else { return nil }
+        return (id, action)
+    }
+
+    /// The pages of one plant.
+    enum PlantAction: String {
+        case view = ""
+        case edit
+        case delete
     }
 
     /// The task id and the action of `/tasks/{id}/complete`, `…/snooze` or `…/skip`.
