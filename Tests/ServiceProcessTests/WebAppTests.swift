@@ -267,7 +267,7 @@ struct WebAppTests {
         await stack.stop()
     }
 
-    @Test("in Chromium: sign up by keyboard; identify a photo, add it; installable; My plants opens offline; no axe (WCAG 2.2 AA) or CSP violation; LCP ≤ 1 s")
+    @Test("in Chromium: keyboard only; identify, add, edit; installable; offline; no axe (WCAG 2.2 AA) or CSP violation; reflow, reduced motion; LCP ≤ 1 s")
     func inChromium() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -289,6 +289,12 @@ struct WebAppTests {
             #expect(violations.isEmpty, "\(screen): \(violations)")
         }
         #expect((report["csp"] as? [String])?.isEmpty == true, "CSP violations: \(report["csp"] ?? "")")
+        // At 320 CSS pixels wide (400 % zoom) no screen scrolls sideways; asked for reduced motion, nothing moves.
+        let reflow = report["reflow"] as? [String: Int] ?? [:]
+        #expect(reflow.count == screens.count / 2 && reflow.values.allSatisfy { $0 <= 0 },
+                "pixels scrolled sideways: \(reflow), by \(report["reflowCulprits"] ?? "")")
+        let motion = report["motion"] as? [String: [String]] ?? [:]
+        #expect(motion.count == screens.count / 2 && motion.values.allSatisfy(\.isEmpty), "still moving: \(motion)")
         #expect(report["saved"] as? [Int] == [200, 200], "\(report)")
         // Identified by the fake Pl@ntNet, added with its photo, its care planned.
         #expect((report["identifyResults"] as? Int ?? 0) > 0, "\(report)")

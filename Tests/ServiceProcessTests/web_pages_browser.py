@@ -42,6 +42,22 @@ def devtools_errors(context, page):
     return [error["errorId"] for error in errors]
 
 
+# The innermost elements that reach past the window's right edge, and by how much.
+WIDEST = """[...document.querySelectorAll("body *")]
+    .filter(element => element.getBoundingClientRect().right > window.innerWidth + 0.5
+        && ![...element.children].some(child => child.getBoundingClientRect().right > window.innerWidth + 0.5))
+    .slice(0, 5)
+    .map(element => element.tagName.toLowerCase() + (element.id ? "#" + element.id : "") + (element.className ? "." + element.className : "")
+        + " +" + Math.round(element.getBoundingClientRect().right - window.innerWidth))"""
+
+# The elements that would still move: a transition or an animation longer than none.
+MOVING = """[...document.querySelectorAll("*")].filter(element => {
+    const style = getComputedStyle(element);
+    const longest = value => Math.max(...value.split(",").map(part => parseFloat(part) || 0));
+    return longest(style.transitionDuration) > 0 || (style.animationName !== "none" && longest(style.animationDuration) > 0);
+}).map(element => element.tagName.toLowerCase() + (element.id ? "#" + element.id : ""))"""
+
+
 def check(screen, name, report, axe, folder, themes=("light", "dark"), reload=True):
     """axe-core's findings and the CSP violations of the page at `screen`, in each theme; screenshots when asked.
     `reload` False keeps what script put on the page (a reload would show the page as the server sends it)."""
@@ -60,6 +76,16 @@ def check(screen, name, report, axe, folder, themes=("light", "dark"), reload=Tr
                 screen.screenshot(path=os.path.join(folder, f"{name}-{theme}-{size_name}.png"), full_page=True)
             screen.set_viewport_size(SIZES["desktop"])
     screen.emulate_media(color_scheme="light")
+    # Reflow (WCAG 1.4.10): at 320 CSS pixels wide, as 1280 at 400 % zoom (stricter than 200 %), nothing scrolls
+    # sideways. Reduced motion: with the system asking for it, nothing moves.
+    screen.set_viewport_size({"width": 320, "height": 640})
+    report["reflow"][name] = screen.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    if report["reflow"][name] > 0:  # the widest elements, for the failure's message
+        report["reflowCulprits"][name] = screen.evaluate(WIDEST)
+    screen.set_viewport_size(SIZES["desktop"])
+    screen.emulate_media(reduced_motion="reduce")
+    report["motion"][name] = screen.evaluate(MOVING)
+    screen.emulate_media(reduced_motion="no-preference")
 
 
 def main():
@@ -67,7 +93,7 @@ def main():
     folder = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
     photo = sys.argv[3] if len(sys.argv) > 3 else None
     axe = Axe()
-    report = {"screens": {}, "csp": [], "lcp": {}}
+    report = {"screens": {}, "csp": [], "lcp": {}, "reflow": {}, "reflowCulprits": {}, "motion": {}}
     with tempfile.TemporaryDirectory(prefix="plantguide-chromium-") as profile, sync_playwright() as playwright:
         # A profile of its own, not an incognito context: Chromium installs apps only outside incognito.
         context = playwright.chromium.launch_persistent_context(profile, executable_path="/usr/bin/chromium", args=["--no-sandbox"],
