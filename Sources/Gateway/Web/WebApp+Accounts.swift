@@ -7,7 +7,7 @@ import PlantGuideRPC
 extension WebApp {
     func signInPage(_ page: PageRequest, signingUp: Bool, status: HTTPResponse.Status = .ok, name: String = "",
                             invitation: String = "", error: RPCError? = nil) -> Response {
-        let fields = Dictionary(error?.details.fieldViolations.map { ($0.field, $0.description) } ?? []) { first, _ in first }
+        let fields = Self.fieldErrors(error)
         let strings = page.strings
         var values: [String: Any] = [
             "title": strings.format(signingUp ? "signUp" : "signIn"), "heading": strings.format(signingUp ? "signUp" : "signIn"),

@@ -19,9 +19,7 @@ extension WebApp {
             "scientificName": stored.scientificName, "customName": plant.customName, "location": plant.location, "notes": plant.notes,
             "favorite": plant.favorite, "speciesName": stored.commonNames.first ?? stored.scientificName,
         ]
-        // Violations name fields by their path ("plant.custom_name"): the last part is the form's field.
-        let violations = error?.details.fieldViolations.map { ($0.field.split(separator: ".").last.map(String.init) ?? $0.field, $0.description) }
-        let fields = Dictionary(violations ?? []) { first, _ in first }
+        let fields = Self.fieldErrors(error)
         for (field, key) in [("custom_name", "customNameError"), ("location", "locationError"), ("notes", "notesError")] {
             if let message = fields[field] { values[key] = message }
         }

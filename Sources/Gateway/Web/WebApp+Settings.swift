@@ -31,9 +31,7 @@ extension WebApp {
             "title": page.strings.format("settings"), "onSettings": true, "saved": saved, "types": types,
             "notifyTime": current.notifyTime.isEmpty ? "08:00" : current.notifyTime, "timeZone": current.timeZone.isEmpty ? "UTC" : current.timeZone,
         ]
-        // Violations name fields by their path ("settings.time_zone"): the last part is the form's field.
-        let violations = error?.details.fieldViolations.map { ($0.field.split(separator: ".").last.map(String.init) ?? $0.field, $0.description) }
-        let fields = Dictionary(violations ?? []) { first, _ in first }
+        let fields = Self.fieldErrors(error)
         if let message = fields["notify_time"] { values["notifyTimeError"] = message }
         if let message = fields["time_zone"] { values["timeZoneError"] = message }
         if let error, fields["notify_time"] == nil, fields["time_zone"] == nil { values["error"] = error.message }

@@ -207,6 +207,13 @@ struct WebApp: Sendable {
         Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
     }
 
+    /// The API's field violations (its `BadRequest` details) by the form's field names, for messages beside the
+    /// fields: a violation names its field by path ("plant.custom_name"), whose last part is the form's field.
+    static func fieldErrors(_ error: RPCError?) -> [String: String] {
+        let violations = error?.details.fieldViolations.map { ($0.field.split(separator: ".").last.map(String.init) ?? $0.field, $0.description) }
+        return Dictionary(violations ?? []) { first, _ in first }
+    }
+
     static func status(of error: RPCError) -> HTTPResponse.Status {
         HTTPResponse.Status(code: HTTPStatusMapping.status(for: error.code))
     }
