@@ -77,6 +77,8 @@ struct WebApp: Sendable {
         if request.method == .post, let refusal = browser.forgeryRefusal(request) {
             return render("error", page, status: .forbidden, ["title": page.strings.format("somethingWrong"), "message": refusal])
         }
+        // Parsed once: the paths that carry an id.
+        let plantPage = Self.plantPage(path), taskAction = Self.taskAction(path)
         switch (request.method, path) {
         case (.get, "/"): return Self.redirect(page.token == nil ? "/signin" : "/today")
         case (.get, "/signin"): return page.token == nil ? signInPage(page, signingUp: false) : Self.redirect("/today")
@@ -91,19 +93,21 @@ struct WebApp: Sendable {
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
         case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
         case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
-        case (.get, _) where Self.plantPage(path)?.action == .view: return await plant(page, id: Self.plantPage(path)!.id)
-        case (.get, _) where Self.plantPage(path)?.action == .edit: return await editPlant(page, id: Self.plantPage(path)!.id)
-        case (.post, _) where Self.plantPage(path)?.action == .edit:
-            return await saveEdit(page, id: Self.plantPage(path)!.id, form: await Self.formFields(request))
-        case (.get, _) where Self.plantPage(path)?.action == .delete: return await confirmDeletion(page, id: Self.plantPage(path)!.id)
-        case (.post, _) where Self.plantPage(path)?.action == .delete: return await delete(page, id: Self.plantPage(path)!.id)
-        case (.post, _) where Self.taskAction(path) != nil:
-            let (taskID, action) = Self.taskAction(path)!
-            return await act(page, on: taskID, action, byScript: request.headers[Self.htmxRequest] == "true")
+        case (.get, _) where plantPage != nil:
+            let (id, action) = plantPage!
+            switch action {
+            case .view: return await plant(page, id: id)
+            case .edit: return await editPlant(page, id: id)
+            case .delete: return await confirmDeletion(page, id: id)
+            }
+        case (.post, _) where plantPage?.action == .edit: return await saveEdit(page, id: plantPage!.id, form: await Self.formFields(request))
+        case (.post, _) where plantPage?.action == .delete: return await delete(page, id: plantPage!.id)
+        case (.post, _) where taskAction != nil:
+            return await act(page, on: taskAction!.id, taskAction!.action, byScript: request.headers[Self.htmxRequest] == "true")
         default:
             var answer = render("error", page, status: .methodNotAllowed,
                                 ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])
-            answer.headers[.allow] = Self.taskAction(path) != nil || path == "/signout" || path == "/identify/add" ? "POST" : "GET, POST"
+            answer.headers[.allow] = taskAction != nil || path == "/signout" || path == "/identify/add" ? "POST" : "GET, POST"
             return answer
         }
     }
