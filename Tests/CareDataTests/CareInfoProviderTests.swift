@@ -44,7 +44,7 @@ struct CareInfoProviderTests {
         let folder = stores.folder
         var trefleConfiguration = TrefleConfiguration(baseURL: trefle?.server.baseURL ?? URL(string: "http://127.0.0.1:9")!, token: token)
         trefleConfiguration.retryBackoff = .milliseconds(5)
-        trefleConfiguration.timeout = .seconds(2)
+        trefleConfiguration.timeout = TestTime.scaled(.seconds(30))  // no fake here hangs: an answer is never timed out
         var configuration = CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration)
         let clock = self.clock
         configuration.now = { clock.now }

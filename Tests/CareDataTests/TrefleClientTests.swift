@@ -9,7 +9,7 @@ import Testing
 struct TrefleClientTests {
     private func client(_ server: FakeHTTPServer, token: String? = "test-token", _ configure: (inout TrefleConfiguration) -> Void = { _ in }) -> TrefleClient {
         var configuration = TrefleConfiguration(baseURL: server.baseURL, token: token)
-        configuration.timeout = .seconds(2)
+        configuration.timeout = TestTime.scaled(.seconds(30))  // only the hang test waits it out, with its own 500 ms
         configuration.retryBackoff = .milliseconds(10)
         configure(&configuration)
         return TrefleClient(configuration: configuration)

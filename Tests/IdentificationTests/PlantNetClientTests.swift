@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Pl@ntNet client against a fake Pl@ntNet on 127.0.0.1")
 struct PlantNetClientTests {
-    private func client(_ server: FakeHTTPServer, key: String? = "test-key") -> PlantNetClient {
+    /// A client of `server` whose time-out no answer of a fake meets even on a busy machine (with half a second, a
+    /// test process busy elsewhere timed out a fake's answer), unless `timeout` is given for a fake that hangs.
+    private func client(_ server: FakeHTTPServer, key: String? = "test-key", timeout: Duration = TestTime.scaled(.seconds(30))) -> PlantNetClient {
         var configuration = PlantNetConfiguration(baseURL: server.baseURL, apiKey: key)
-        configuration.timeout = .milliseconds(500)
+        configuration.timeout = timeout
         return PlantNetClient(configuration: configuration)
     }
 
@@ -81,7 +83,7 @@ struct PlantNetClientTests {
             default: .hang
             }
         }
-        let plantnet = client(server, key: kind == "no key" ? nil : "k")
+        let plantnet = client(server, key: kind == "no key" ? nil : "k", timeout: kind == "hang" ? .milliseconds(500) : TestTime.scaled(.seconds(30)))
         let images = kind == "six photos" ? Array(repeating: photos[0], count: 6) : photos
 
         let error = await #expect(throws: PlantNetError.self) { _ = try await plantnet.identify(images) }
