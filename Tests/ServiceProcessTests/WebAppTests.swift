@@ -124,9 +124,9 @@ struct WebAppTests {
         let changed = try await fetch(stack, "POST", "/settings", formPairs: [("notify_time", "07:30"), ("time_zone", "Europe/Madrid"),
                                                                               ("type", "watering"), ("type", "repotting")],
                                       headers: cookie.merging(own) { $1 })
-        #expect(changed.status == 303 && changed.headers["location"] == "/settings?saved=1")
-        let reread = try await fetch(stack, "GET", "/settings?saved=1", headers: cookie)
-        #expect(reread.text.contains("value=\"07:30\"") && reread.text.contains("value=\"Europe/Madrid\"")
+        #expect(changed.status == 303 && changed.headers["location"] == "/settings?done=saved")
+        let reread = try await fetch(stack, "GET", "/settings?done=saved", headers: cookie)
+        #expect(reread.text.contains("role=\"status\">Saved.</p>") && reread.text.contains("value=\"07:30\"") && reread.text.contains("value=\"Europe/Madrid\"")
                 && reread.text.contains("value=\"repotting\" checked") && !reread.text.contains("value=\"fertilizing\" checked"),
                 "\(reread.text)")
         let badZone = try await fetch(stack, "POST", "/settings", formPairs: [("notify_time", "07:30"), ("time_zone", "Mars/Olympus")],
@@ -185,16 +185,110 @@ struct WebAppTests {
         await stack.stop()
     }
 
-    /// A multipart/form-data body of `fields` and, under `photo`, `file` (an empty file part when nil, as a browser
+    @Test("Settings by form: theme, calendar link, households, signed-in devices, export, import, delete all with confirmation")
+    func settingsSections() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let origin = stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let own = ["Origin": origin]
+        func signIn(_ path: String, _ name: String) async throws -> [String: String] {
+            let answer = try await fetch(stack, "POST", path, form: ["name": name, "password": "basil needs water"], headers: own)
+            return ["Cookie": String(try #require(answer.headers["set-cookie"], "\(answer.text)").prefix { $0 != ";" })]
+        }
+        let cookie = try await signIn("/signup", "web-sam")
+        let laptop = try await signIn("/signin", "web-sam")
+        let session = cookie.merging(own) { $1 }
+
+        // Signed-in devices: this one marked, the other signed out by its own button.
+        let page = try await fetch(stack, "GET", "/settings", headers: cookie)
+        #expect(page.status == 200 && page.text.contains("id=\"devices-heading\"") && page.text.contains("this device"), "\(page.text)")
+        let others = page.text.matches(of: /name="session" value="([^"]+)"/).map { String($0.output.1) }
+        #expect(others.count == 1, "one other device: \(page.text)")
+        let signedOut = try await fetch(stack, "POST", "/settings/sessions/signout", form: ["session": others.first ?? ""], headers: session)
+        #expect(signedOut.status == 303 && signedOut.headers["location"] == "/settings?done=signedOut")
+        var refused = false
+        for _ in 0..<40 where !refused {  // revocations reach the token cache within a quarter second
+            refused = try await fetch(stack, "GET", "/today", headers: laptop).headers["location"] == "/signin"
+            if !refused { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "the signed-out device still shows Today")
+        #expect(try await fetch(stack, "GET", "/today", headers: cookie).status == 200, "this device stays signed in")
+        #expect(try await fetch(stack, "GET", "/settings/sessions/signout", headers: cookie).headers["allow"] == "POST")
+
+        // The theme: a cookie of this device; the page says it in data-theme and color-scheme.
+        let dark = try await fetch(stack, "POST", "/settings/theme", form: ["theme": "dark"], headers: session)
+        let themeCookie = try #require(dark.headers["set-cookie"])
+        #expect(dark.status == 303 && themeCookie.hasPrefix("plantguide_theme=dark;"))
+        let themed = try await fetch(stack, "GET", "/settings?done=theme", headers: ["Cookie": cookie["Cookie"]! + "; plantguide_theme=dark"])
+        #expect(themed.text.contains("data-theme=\"dark\"") && themed.text.contains("<meta name=\"color-scheme\" content=\"dark\">")
+                && themed.text.contains("id=\"theme-dark\" name=\"theme\" value=\"dark\" checked"), "\(themed.text)")
+        #expect(!page.text.contains("data-theme=") && page.text.contains("content=\"light dark\""), "the system's theme by default")
+
+        // The calendar address: shown once, absolute, works until stopped.
+        let made = try await fetch(stack, "POST", "/settings/calendar", form: [:], headers: session)
+        let address = try #require(made.text.firstMatch(of: /id="calendar-url" class="wide" value="([^"]+)"/).map { String($0.output.1) },
+                                   "\(made.text)")
+        #expect(address.hasPrefix(origin + "/v1/calendar/") && address.hasSuffix(".ics"), "\(address)")
+        let calendar = try await http.get(URL(string: address)!, headers: [:], timeout: TestTime.scaled(.seconds(20)))
+        #expect(calendar.status == 200 && String(decoding: calendar.body, as: UTF8.self).contains("BEGIN:VCALENDAR"))
+        let stopped = try await fetch(stack, "POST", "/settings/calendar/revoke", form: [:], headers: session)
+        #expect(stopped.status == 303 && stopped.headers["location"] == "/settings?done=calendarRevoked")
+        #expect(try await http.get(URL(string: address)!, headers: [:], timeout: TestTime.scaled(.seconds(20))).status == 404)
+
+        // Households: an unknown name is said beside the field with what was typed; a member sees the share.
+        let kim = try await signIn("/signup", "web-kim")
+        let unknown = try await fetch(stack, "POST", "/settings/shares", form: ["member_name": "no-such-<kim>", "access": "write"], headers: session)
+        #expect(unknown.status == 404 && unknown.text.contains("id=\"member_name-error\"") && unknown.text.contains("value=\"no-such-&lt;kim&gt;\""),
+                "\(unknown.text)")
+        let shared = try await fetch(stack, "POST", "/settings/shares", form: ["member_name": "web-kim", "access": "write"], headers: session)
+        #expect(shared.status == 303 && shared.headers["location"] == "/settings?done=shared")
+        #expect(try await fetch(stack, "GET", "/settings", headers: cookie).text.contains("web-kim · see and change"))
+        #expect(try await fetch(stack, "GET", "/settings", headers: kim).text.contains("<li>web-sam · see and change</li>"))
+        let unshared = try await fetch(stack, "POST", "/settings/shares/revoke", form: ["member_name": "web-kim"], headers: session)
+        let kimsAfter = try await fetch(stack, "GET", "/settings", headers: kim)
+        #expect(unshared.status == 303 && !kimsAfter.text.contains("web-sam"), "\(kimsAfter.text)")
+
+        // Your data: download, delete all (asked first, refused from another site), bring the download back.
+        let plant = #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#
+        let put = try await http.send(HTTPRequest(method: "PUT", url: URL(string: origin + "/v1/plants/p1")!,
+                                                  headers: session.merging(["Content-Type": "application/json"]) { $1 }, body: Data(plant.utf8)),
+                                      timeout: TestTime.scaled(.seconds(20)))
+        #expect(put.status == 200)
+        let download = try await http.get(URL(string: origin + "/settings/export")!, headers: cookie, timeout: TestTime.scaled(.seconds(20)))
+        #expect(download.status == 200 && download.headers["content-type"] == "application/x-tar"
+                && download.headers["content-disposition"]?.hasPrefix("attachment; filename=\"plantguide-") == true, "\(download.headers)")
+        let confirm = try await fetch(stack, "GET", "/settings/delete-all", headers: cookie)
+        #expect(confirm.text.contains("cannot be undone") && confirm.text.contains("action=\"/settings/delete-all\""))
+        let foreign = cookie.merging(["Origin": "https://evil.example"]) { $1 }
+        #expect(try await fetch(stack, "POST", "/settings/delete-all", form: [:], headers: foreign).status == 403)
+        let erased = try await fetch(stack, "POST", "/settings/delete-all", form: [:], headers: session)
+        #expect(erased.status == 303 && erased.headers["location"]?.hasPrefix("/settings?done=deletedAll&plants=1&") == true, "\(erased.headers)")
+        let told = try await fetch(stack, "GET", erased.headers["location"] ?? "/settings", headers: cookie)
+        #expect(told.text.contains("Deleted 1 plants"), "\(told.text)")
+        #expect(try await fetch(stack, "GET", "/plants", headers: cookie).text.contains("No plants yet."))
+        let junk = try await post(stack, "/settings/import", multipart([], file: Data("not a tar".utf8), field: "archive"), headers: session)
+        #expect(junk.status == 400 && junk.text.contains("id=\"archive-error\"") && junk.text.contains("aria-invalid=\"true\""), "\(junk.text)")
+        let brought = try await post(stack, "/settings/import", multipart([], file: download.body, field: "archive"), headers: session)
+        #expect(brought.status == 303 && brought.headers["location"]?.hasPrefix("/settings?done=imported&plants=1&") == true, "\(brought.headers)")
+        #expect(try await fetch(stack, "GET", "/plants", headers: cookie).text.contains("Fig"))
+        await stack.stop()
+    }
+
+    /// A multipart/form-data body of `fields` and, under `field`, `file` (an empty file part when nil, as a browser
     /// sends an input left empty).
     private func multipart(_ fields: [(String, String)], photo file: Data?) -> (body: Data, contentType: String) {
+        multipart(fields, file: file, field: "photo")
+    }
+
+    private func multipart(_ fields: [(String, String)], file: Data?, field: String) -> (body: Data, contentType: String) {
         let boundary = "plantguide-\(UUID().uuidString)"
         var body = Data()
         for (name, value) in fields {
             body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
         }
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(file == nil ? "" : "leaf.jpg")\"\r\n".utf8))
-        body.append(Data("Content-Type: \(file == nil ? "application/octet-stream" : "image/jpeg")\r\n\r\n".utf8))
+        let filename = file == nil ? "" : field == "photo" ? "leaf.jpg" : "\(field).tar"
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\n".utf8))
+        body.append(Data("Content-Type: \(file == nil ? "application/octet-stream" : field == "photo" ? "image/jpeg" : "application/x-tar")\r\n\r\n".utf8))
         body.append(file ?? Data())
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         return (body, "multipart/form-data; boundary=\(boundary)")

@@ -69,6 +69,14 @@ struct BrowserSession: Sendable {
         ![.get, .head, .options].contains(request.method)
     }
 
+    /// The gateway's origin as the browser of `request` reaches it, for addresses given to other programs (a calendar
+    /// app's subscription): the public origin when set, else the page's own `Origin`, else the request's host.
+    func origin(of request: Request) -> String {
+        if let publicOrigin { return publicOrigin.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
+        if let origin = request.headers[.origin], allowedOrigins(request).contains(origin.lowercased()) { return origin }
+        return "http://\(request.head.authority ?? "localhost")"
+    }
+
     private func allowedOrigins(_ request: Request) -> [String] {
         if let publicOrigin { return [publicOrigin.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "/"))] }
         guard let host = request.head.authority?.lowercased() else { return [] }

@@ -26,7 +26,7 @@ extension WebApp {
         case .success(let read): upload = read
         case .failure(let problem): return identifyProblem(page, problem, byScript: byScript)
         }
-        guard let photo = upload.photo else { return identifyProblem(page, .noPhoto, byScript: byScript) }
+        guard let photo = upload.file else { return identifyProblem(page, .noPhoto, byScript: byScript) }
         let answer = await call(Plantguide_Gateway_V1_GatewayService.identifyPlant, .with {
             $0.images = [.with { $0.data = photo }]
             $0.maxResults = UInt32(Self.shownCandidates)
@@ -92,7 +92,7 @@ extension WebApp {
                 $0.family = chosen.family
                 $0.genus = chosen.genus
             }
-            if let photo = upload.photo { $0.photo = photo }
+            if let photo = upload.file { $0.photo = photo }
             $0.identification = .with {
                 $0.id = UUID().uuidString.lowercased()
                 $0.identifiedAt = .init(date: Date())
@@ -131,20 +131,20 @@ extension WebApp {
         case failed(String)
     }
 
-    /// A photo form's file and fields.
+    /// A file form's file and fields.
     struct Upload {
-        var photo: Data?
+        var file: Data?
         var fields: [String: String]
     }
 
-    /// The photo (the `photo` file, none when empty) and the text fields of a multipart form of at most `limit` bytes.
-    static func upload(_ request: Request, limit: Int) async -> Result<Upload, UploadProblem> {
+    /// The file named `file` (none when empty) and the text fields of a multipart form of at most `limit` bytes.
+    static func upload(_ request: Request, limit: Int, file: String = "photo") async -> Result<Upload, UploadProblem> {
         guard let boundary = MultipartBody.boundary(contentType: request.headers[.contentType] ?? "") else { return .failure(.notMultipart) }
         guard let buffer = try? await request.body.collect(upTo: limit) else { return .failure(.tooLarge(limit)) }
-        var upload = Upload(photo: nil, fields: [:])
+        var upload = Upload(file: nil, fields: [:])
         for part in MultipartBody.parts(Data(buffer: buffer), boundary: boundary) {
             if part.filename != nil {
-                if part.name == "photo", !part.content.isEmpty { upload.photo = part.content }
+                if part.name == file, !part.content.isEmpty { upload.file = part.content }
             } else if upload.fields[part.name] == nil {
                 upload.fields[part.name] = String(decoding: part.content, as: UTF8.self)
             }

@@ -102,8 +102,10 @@ extension WebApp {
         guard page.token != nil else { return Self.redirect("/signin") }
         let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
         guard case .success(let details) = read else { return failurePage(page, read) }
-        return render("delete", page, ["title": page.strings.format("deletePlant"), "id": id, "onPlants": true,
-                                       "question": page.strings.format("deleteQuestion", ["name": Self.displayName(details.plant)])])
+        let path = "/plants/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)"
+        return render("delete", page, ["title": page.strings.format("deletePlant"), "heading": page.strings.format("deletePlant"), "onPlants": true,
+                                       "question": page.strings.format("deleteQuestion", ["name": Self.displayName(details.plant)]),
+                                       "action": path + "/delete", "back": path])
     }
 
     func delete(_ page: PageRequest, id: String) async -> Response {

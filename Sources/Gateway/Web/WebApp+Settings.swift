@@ -2,8 +2,11 @@ import Foundation
 import Hummingbird
 import PlantGuideProtos
 import PlantGuideRPC
+import SwiftProtobuf
 
-/// Settings: when reminders come and of which care.
+/// Settings: when reminders come and of which care, the theme, the calendar link, households, signed-in devices and
+/// the person's data. This file renders the page and saves the reminders; each other section's changes are in a file
+/// of its own (`WebApp+Devices.swift`, `WebApp+Households.swift`, `WebApp+YourData.swift`).
 extension WebApp {
     /// The care types a person can be reminded of, in the order the settings list them, with their catalog keys.
     private static let careTypes: [(type: Plantguide_Scheduling_V1_TaskType, key: String)] = [
@@ -13,29 +16,75 @@ extension WebApp {
     /// Scheduling's defaults for a type the person never set (see Preferences.task_types).
     private static let onByDefault: Set<Plantguide_Scheduling_V1_TaskType> = [.watering, .fertilizing, .harvest]
 
-    func settings(_ page: PageRequest, saved: Bool, status: HTTPResponse.Status = .ok, error: RPCError? = nil,
-                          shown: Plantguide_Scheduling_V1_Preferences? = nil) async -> Response {
+    /// What the Settings page shows besides the stored settings: the outcome of the last change and what a refused
+    /// form held.
+    struct SettingsShown {
+        var status: HTTPResponse.Status = .ok
+        /// What the last change did ("Saved.", "Signed out 2 devices.").
+        var notice: String?
+        /// A refused reminders form: its error and what it held.
+        var preferencesError: RPCError?
+        var preferences: Plantguide_Scheduling_V1_Preferences?
+        /// A new calendar link, shown only once.
+        var calendarURL: String?
+        /// A refused share: the name typed and why.
+        var memberName = ""
+        var memberNameError: String?
+        /// A refused import, said beside the file field.
+        var archiveError: String?
+    }
+
+    /// The notices a redirect back to Settings may name (`/settings?done=KEY&COUNT=N`), each a catalog key
+    /// `done.KEY` whose `{COUNT}` placeholders take the query's numbers.
+    static let settingsNotices: Set<String> = ["saved", "theme", "signedOut", "signedOutOthers", "shared", "unshared", "calendarRevoked",
+                                               "calendarNone", "imported", "deletedAll"]
+
+    /// The notice `/settings?done=…` names, with the query's numbers (only digits) in it; nil for any other.
+    static func settingsNotice(_ query: [String: String], _ strings: [String: String]) -> String? {
+        guard let key = query["done"], settingsNotices.contains(key) else { return nil }
+        let numbers = query.filter { $0.key != "done" && !$0.value.isEmpty && $0.value.allSatisfy(\.isASCII) && $0.value.allSatisfy(\.isNumber) }
+        return strings.format("done.\(key)", numbers)
+    }
+
+    func settings(_ page: PageRequest, _ shown: SettingsShown = SettingsShown()) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
-        var preferences = shown
-        if preferences == nil {
-            let read = await call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
-            guard case .success(let answer) = read else { return failurePage(page, read) }
-            preferences = answer.settings
-        }
-        let current = preferences ?? .init()
+        async let stored = call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
+        async let devices = call(Plantguide_Gateway_V1_GatewayService.listSessions, .init(), token: page.token)
+        async let households = call(Plantguide_Gateway_V1_GatewayService.listShares, .init(), token: page.token)
+        let read = await stored, sessions = await devices, shares = await households
+        guard case .success(let settingsAnswer) = read else { return failurePage(page, read) }
+        guard case .success(let sessionList) = sessions else { return failurePage(page, sessions) }
+        guard case .success(let shareList) = shares else { return failurePage(page, shares) }
+
+        let strings = page.strings
+        let current = shown.preferences ?? settingsAnswer.settings
         let chosen = Dictionary(current.taskTypes.map { ($0.type, $0.enabled) }) { _, last in last }
         let types: [[String: Any]] = Self.careTypes.map { care in
-            ["key": care.key, "label": page.strings.format("type.\(care.key)"), "on": chosen[care.type] ?? Self.onByDefault.contains(care.type)]
+            ["key": care.key, "label": strings.format("type.\(care.key)"), "on": chosen[care.type] ?? Self.onByDefault.contains(care.type)]
         }
         var values: [String: Any] = [
-            "title": page.strings.format("settings"), "onSettings": true, "saved": saved, "types": types,
+            "title": strings.format("settings"), "onSettings": true, "types": types,
             "notifyTime": current.notifyTime.isEmpty ? "08:00" : current.notifyTime, "timeZone": current.timeZone.isEmpty ? "UTC" : current.timeZone,
+            "themes": Theme.allCases.map { ["value": $0.rawValue, "label": strings.format("theme.\($0.rawValue)"), "chosen": $0 == page.theme] },
+            "sessions": sessionList.sessions.map { session in
+                ["id": session.id, "current": session.current, "described": Self.described(session, strings)] as [String: Any]
+            },
+            "hasOthers": sessionList.sessions.contains { !$0.current },
+            "given": shareList.given.map { ["member": $0.memberName, "access": Self.accessLabel($0.access, strings)] },
+            "hasGiven": !shareList.given.isEmpty,
+            "received": shareList.received.map { ["owner": $0.ownerName, "access": Self.accessLabel($0.access, strings)] },
+            "hasReceived": !shareList.received.isEmpty,
+            "memberName": shown.memberName,
         ]
-        let fields = Self.fieldErrors(error)
+        let fields = Self.fieldErrors(shown.preferencesError)
         if let message = fields["notify_time"] { values["notifyTimeError"] = message }
         if let message = fields["time_zone"] { values["timeZoneError"] = message }
-        if let error, fields["notify_time"] == nil, fields["time_zone"] == nil { values["error"] = error.message }
-        return render("settings", page, status: status, values)
+        if let error = shown.preferencesError, fields["notify_time"] == nil, fields["time_zone"] == nil { values["error"] = error.message }
+        values["notice"] = shown.notice
+        values["calendarURL"] = shown.calendarURL
+        values["memberNameError"] = shown.memberNameError
+        values["archiveError"] = shown.archiveError
+        return render("settings", page, status: shown.status, values)
     }
 
     func saveSettings(_ page: PageRequest, form: [(String, String)]) async -> Response {
@@ -52,10 +101,22 @@ extension WebApp {
             $0.updateMask.paths = ["notify_time", "time_zone", "task_types"]
         }, token: page.token)
         switch saved {
-        case .success: return Self.redirect("/settings?saved=1")
+        case .success: return Self.redirect("/settings?done=saved")
         case .failure(let error) where error.code == .invalidArgument:
-            return await settings(page, saved: false, status: .badRequest, error: error, shown: preferences)
+            return await settings(page, SettingsShown(status: .badRequest, preferencesError: error, preferences: preferences))
         case .failure: return failurePage(page, saved)
         }
+    }
+
+    /// "Read only" or "Can edit".
+    static func accessLabel(_ access: Plantguide_Gateway_V1_ShareAccess, _ strings: [String: String]) -> String {
+        strings.format(access == .readWrite ? "accessWrite" : "accessRead")
+    }
+
+    /// A date and time as the reader's language writes it, in UTC ("27 Nov 2026, 20:41").
+    static func moment(_ timestamp: Google_Protobuf_Timestamp, _ strings: [String: String]) -> String {
+        let style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: strings["language"] ?? "en"),
+                                     timeZone: TimeZone(identifier: "UTC")!)
+        return timestamp.date.formatted(style) + " UTC"
     }
 }

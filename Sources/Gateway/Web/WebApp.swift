@@ -28,7 +28,13 @@ struct WebApp: Sendable {
     /// The app's paths besides a plant's pages, task completions and files.
     private static let pages: Set<String> = [
         "/", "/signin", "/signup", "/signout", "/today", "/identify", "/identify/add", "/plants", "/settings", "/manifest.webmanifest",
-        "/sw.js",
+        "/sw.js", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares", "/settings/shares/revoke",
+        "/settings/sessions/signout", "/settings/sessions/others", "/settings/export", "/settings/import", "/settings/delete-all",
+    ]
+    /// The paths that only take a form (a GET of them is 405).
+    private static let postOnly: Set<String> = [
+        "/signout", "/identify/add", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares",
+        "/settings/shares/revoke", "/settings/sessions/signout", "/settings/sessions/others", "/settings/import",
     ]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
@@ -91,8 +97,21 @@ struct WebApp: Sendable {
         case (.post, "/identify"): return await identify(page, request, byScript: request.headers[Self.htmxRequest] == "true")
         case (.post, "/identify/add"): return await addIdentified(page, request, byScript: request.headers[Self.htmxRequest] == "true")
         case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
-        case (.get, "/settings"): return await settings(page, saved: request.uri.queryParameters["saved"] != nil)
+        case (.get, "/settings"):
+            let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { first, _ in first }
+            return await settings(page, SettingsShown(notice: Self.settingsNotice(query, page.strings)))
         case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
+        case (.post, "/settings/theme"): return saveTheme(page, form: await Self.form(request))
+        case (.post, "/settings/calendar"): return await createCalendarLink(page, origin: browser.origin(of: request))
+        case (.post, "/settings/calendar/revoke"): return await revokeCalendarLink(page)
+        case (.post, "/settings/shares"): return await share(page, form: await Self.form(request))
+        case (.post, "/settings/shares/revoke"): return await stopSharing(page, form: await Self.form(request))
+        case (.post, "/settings/sessions/signout"): return await signOutDevice(page, form: await Self.form(request))
+        case (.post, "/settings/sessions/others"): return await signOutOtherDevices(page)
+        case (.get, "/settings/export"): return await export(page)
+        case (.post, "/settings/import"): return await importArchive(page, request)
+        case (.get, "/settings/delete-all"): return confirmDeleteAll(page)
+        case (.post, "/settings/delete-all"): return await deleteAll(page)
         case (.get, _) where plantPage != nil:
             let (id, action) = plantPage!
             switch action {
@@ -107,7 +126,7 @@ struct WebApp: Sendable {
         default:
             var answer = render("error", page, status: .methodNotAllowed,
                                 ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])
-            answer.headers[.allow] = taskAction != nil || path == "/signout" || path == "/identify/add" ? "POST" : "GET, POST"
+            answer.headers[.allow] = taskAction != nil || Self.postOnly.contains(path) ? "POST" : path == "/settings/export" ? "GET" : "GET, POST"
             return answer
         }
     }
@@ -145,10 +164,13 @@ struct WebApp: Sendable {
     struct PageRequest {
         let token: String?
         let strings: [String: String]
+        /// The colours chosen on this device.
+        let theme: Theme
 
         init(request: Request, strings: [String: String]) {
             token = BrowserSession.token(in: request)
             self.strings = strings
+            theme = Theme(request: request)
         }
     }
 
@@ -157,6 +179,8 @@ struct WebApp: Sendable {
         context["strings"] = page.strings
         context["assets"] = assets.links
         context["signedIn"] = page.token != nil
+        context["colorScheme"] = page.theme.colorScheme
+        if page.theme != .system { context["theme"] = page.theme.rawValue }
         // A template missing from the library is a fault of the build, said as one: never an empty page.
         guard let html = templates.render(context, withTemplate: template) else {
             return Self.html("<!doctype html><title>PlantGuide</title><p>The page template \(template) is missing.</p>", status: .internalServerError)

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import PlantGuideProtos
+import PlantGuideRPC
+
+/// Settings' signed-in devices and calendar link: sign one device out, or every one but this; make the private
+/// address a calendar app subscribes to, or stop it.
+extension WebApp {
+    /// One session as a person recognises it: when it signed in and was last used.
+    static func described(_ session: Plantguide_Gateway_V1_Session, _ strings: [String: String]) -> String {
+        var text = strings.format("signedInAt", ["date": moment(session.createdAt, strings)])
+        if session.hasLastUsedAt { text += " · " + strings.format("lastUsedAt", ["date": moment(session.lastUsedAt, strings)]) }
+        return text
+    }
+
+    func signOutDevice(_ page: PageRequest, form: [String: String]) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        // "current" would sign this device out from a form meant for another: the nav's Sign out does that.
+        guard let id = form["session"], !id.isEmpty, id != "current" else { return Self.redirect("/settings") }
+        let answer = await call(Plantguide_Gateway_V1_GatewayService.deleteSession, .with { $0.sessionID = id }, token: page.token)
+        guard case .success = answer else { return failurePage(page, answer) }
+        return Self.redirect("/settings?done=signedOut")
+    }
+
+    func signOutOtherDevices(_ page: PageRequest) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let answer = await call(Plantguide_Gateway_V1_GatewayService.signOutOtherSessions, .init(), token: page.token)
+        guard case .success(let done) = answer else { return failurePage(page, answer) }
+        return Self.redirect("/settings?done=signedOutOthers&count=\(done.signedOut)")
+    }
+
+    /// A new calendar link, shown on the page this once (the gateway keeps only its hash); an earlier link stops.
+    func createCalendarLink(_ page: PageRequest, origin: String) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let answer = await call(Plantguide_Gateway_V1_GatewayService.createCalendarLink, .init(), token: page.token)
+        guard case .success(let link) = answer else { return failurePage(page, answer) }
+        return await settings(page, SettingsShown(notice: page.strings.format("done.calendarCreated"), calendarURL: origin + link.path))
+    }
+
+    func revokeCalendarLink(_ page: PageRequest) async -> Response {
+        guard page.token != nil else { return Self.redirect("/signin") }
+        let answer = await call(Plantguide_Gateway_V1_GatewayService.revokeCalendarLink, .init(), token: page.token)
+        guard case .success(let revoked) = answer else { return failurePage(page, answer) }
+        return Self.redirect(revoked.revoked ? "/settings?done=calendarRevoked" : "/settings?done=calendarNone")
+    }
+}
