@@ -90,9 +90,12 @@ struct WebAppTests {
         let taskID = try #require(today.text.firstMatch(of: /id="task-([^"]+)"/).map { String($0.output.1) }, "\(today.text)")
         #expect(today.text.contains("Water") && today.text.contains("&lt;script&gt;"))
 
-        let byScript = try await fetch(stack, "POST", "/tasks/\(taskID)/complete", form: [:], headers: cookie.merging(own) { $1 }
-            .merging(["HX-Request": "true"]) { $1 })
-        #expect(byScript.status == 200 && byScript.text.contains("class=\"task done\""), "\(byScript.text)")
+        // The row names the plant as Today did (the form sends the name back), escaped.
+        #expect(today.text.contains(#"<input type="hidden" name="plant" value="&lt;script&gt;alert(&#39;fig&#39;)&lt;/script&gt;">"#), "\(today.text)")
+        let byScript = try await fetch(stack, "POST", "/tasks/\(taskID)/complete", form: ["plant": "<script>alert('fig')</script>"],
+                                       headers: cookie.merging(own) { $1 }.merging(["HX-Request": "true"]) { $1 })
+        #expect(byScript.status == 200 && byScript.text.contains("class=\"task done\"") && byScript.text.contains("&lt;script&gt;alert")
+                && !byScript.text.contains("<script>"), "\(byScript.text)")
         let after = try await fetch(stack, "GET", "/today", headers: cookie)
         #expect(!after.text.contains("id=\"task-\(taskID)\""), "the completed task left Today")
 
@@ -361,6 +364,66 @@ struct WebAppTests {
         await stack.stop()
     }
 
+    @Test("in Chromium: a reminder from the push service shows a notification whose Done completes the task; a task done offline is sent once back online")
+    func remindersInChromium() async throws {
+        let stack = try await GatewayJourneyTests.Stack()
+        try await stack.waitForHTTP()
+        let service = try FakePushService(vapidPublicKey: GatewayJourneyTests.Stack.vapidKey.publicKeyBase64URL)
+        defer { service.stop() }
+        let origin = stack.httpBase.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let signedUp = try await fetch(stack, "POST", "/signup", form: ["name": "web-pia", "password": "basil needs water"], headers: ["Origin": origin])
+        let cookie = String(try #require(signedUp.headers["set-cookie"]).prefix { $0 != ";" })
+        let session = ["Cookie": cookie, "Origin": origin]
+        func json(_ method: String, _ path: String, _ body: String) async throws -> Int {
+            try await http.send(HTTPRequest(method: method, url: URL(string: origin + path)!,
+                                            headers: session.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8)),
+                                timeout: TestTime.scaled(.seconds(20))).status
+        }
+        // As the Settings page's script does with a real browser's subscription (headless Chromium has no push
+        // service to subscribe with): the fake push service's endpoint and the keys it decrypts with.
+        let subscribed = try await json("POST", "/v1/push-subscriptions", """
+            {"endpoint": "\(service.endpoint())", "keys": {"p256dh": "\(service.p256dh)", "auth": "\(service.authText)"}}
+            """)
+        #expect(subscribed == 200)
+        // Reminders at a minute ago: the fig's watering reminds now.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let minuteAgo = utc.dateComponents([.hour, .minute], from: Date().addingTimeInterval(-60))
+        let notify = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) < 60
+            ? "00:00" : String(format: "%02d:%02d", minuteAgo.hour!, minuteAgo.minute!)
+        #expect(try await json("PATCH", "/v1/settings", #"{"settings": {"notifyTime": "\#(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}"#)
+            == 200)
+        #expect(try await json("PUT", "/v1/plants/p1", #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#) == 200)
+        #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { $0.contains { $0.json?["plantId"] as? String == "p1" } },
+                "no reminder reached the push service")
+        let reminder = try #require(service.messages.first { $0.json?["plantId"] as? String == "p1" }?.payload)
+        #expect(try await json("PUT", "/v1/plants/p2", #"{"plant": {"scientificName": "Ocimum basilicum", "customName": "Basil"}}"#) == 200)
+
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_push_browser.py").path
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)", cookie,
+                                                  String(decoding: reminder, as: UTF8.self), "p2"],
+                                                 mergingStandardError: true)
+        await stack.stop()
+        #expect(outcome.status == 0, "web_push_browser.py: \(outcome.output)")
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
+        // Settings says where notifications stand, and why they could not be turned on here.
+        #expect(report["pushStateBefore"] as? String == "Notifications are off for this device.", "\(report)")
+        #expect((report["pushStateAfterTurnOn"] as? String)?.hasPrefix("Notifications could not be turned on: ") == true, "\(report)")
+        // The reminder as a notification: its title, one per task, Done and Tomorrow.
+        let notifications = report["notifications"] as? [[String: Any]] ?? []
+        #expect(notifications.count == 1 && notifications.first?["title"] as? String == "Water Fig", "\(report)")
+        #expect(notifications.first?["actions"] as? [String] == ["complete:Done", "snooze:Tomorrow"], "\(report)")
+        #expect(report["doneFromNotification"] as? Bool == true && report["notificationsAfterDone"] as? Int == 0, "\(report)")
+        // Offline: kept and said so; online again: sent once, nothing left.
+        #expect(report["offlineTaskFound"] as? Bool == true, "\(report)")
+        #expect((report["offlineRow"] as? String)?.hasPrefix("Kept on this device") == true && report["keptWhileOffline"] as? Int == 1, "\(report)")
+        #expect(report["completedOnceOnline"] as? Bool == true && report["keptAfterOnline"] as? Int == 0, "\(report)")
+        #expect(report["keptAfterReopen"] as? Int == 0 && report["offlineTaskState"] as? String == "TASK_STATE_COMPLETED"
+                && report["completedBetweenClickAndCheck"] as? Bool == true, "completed when sent, nothing left to send: \(report)")
+    }
+
     @Test("in Chromium: keyboard only; identify, add, edit; installable; offline; no axe (WCAG 2.2 AA) or CSP violation; reflow, reduced motion; LCP ≤ 1 s")
     func inChromium() async throws {
         let stack = try await GatewayJourneyTests.Stack()
@@ -378,6 +441,7 @@ struct WebAppTests {
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
         #expect(screens.count == 18, "\(report)")
+        #expect(report["doneOnToday"] as? String == "Done: Water Fig", "Done on Today, by keyboard and htmx: \(report)")
         #expect(report["edited"] as? Bool == true, "the location typed on the edit page shows on the plant's page: \(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")

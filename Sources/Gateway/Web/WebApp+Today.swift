@@ -25,9 +25,9 @@ extension WebApp {
                                       "badge": badge])
     }
 
-    /// Done, put off to tomorrow or skipped; by htmx the task's row is swapped for one saying so, without script
-    /// Today comes back.
-    func act(_ page: PageRequest, on taskID: String, _ action: TaskAction, byScript: Bool) async -> Response {
+    /// Done, put off to tomorrow or skipped; by htmx the task's row is swapped for one saying so (naming the plant as
+    /// the row did: `plantName`, sent with the form, only shown), without script Today comes back.
+    func act(_ page: PageRequest, on taskID: String, _ action: TaskAction, byScript: Bool, plantName: String? = nil) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
         let strings = page.strings
         let task: Plantguide_Scheduling_V1_CareTask?
@@ -53,7 +53,7 @@ extension WebApp {
             (task, outcome) = (skipped.task, strings.format("skipped"))
         }
         guard byScript, let task else { return Self.redirect("/today") }
-        let row = templates.render(["id": task.id, "what": Self.verb(task.type, strings), "plant": task.plantID, "outcome": outcome],
+        let row = templates.render(["id": task.id, "what": Self.verb(task.type, strings), "plant": plantName ?? task.plantID, "outcome": outcome],
                                    withTemplate: "task-done") ?? ""
         return Self.html(row, status: .ok)
     }

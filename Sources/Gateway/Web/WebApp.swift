@@ -78,8 +78,12 @@ struct WebApp: Sendable {
         if path.hasPrefix("/static/") { return asset(path, acceptEncoding: request.headers[.acceptEncoding] ?? "") }
         // The manifest and the service worker keep their names, so a browser asks for them again each time.
         if path == "/manifest.webmanifest" { return Self.file(assets.manifest(name: "PlantGuide"), type: "application/manifest+json") }
-        if path == "/sw.js" { return Self.file(assets.serviceWorker, type: "text/javascript; charset=utf-8") }
         let page = PageRequest(request: request, strings: strings.catalog(acceptLanguage: request.headers[.acceptLanguage]))
+        if path == "/sw.js" {
+            var answer = Self.file(assets.serviceWorker(strings: page.strings), type: "text/javascript; charset=utf-8")
+            answer.headers[.vary] = "Accept-Language"
+            return answer
+        }
         if request.method == .post, let refusal = browser.forgeryRefusal(request) {
             return render("error", page, status: .forbidden, ["title": page.strings.format("somethingWrong"), "message": refusal])
         }
@@ -122,7 +126,8 @@ struct WebApp: Sendable {
         case (.post, _) where plantPage?.action == .edit: return await saveEdit(page, id: plantPage!.id, form: await Self.formFields(request))
         case (.post, _) where plantPage?.action == .delete: return await delete(page, id: plantPage!.id)
         case (.post, _) where taskAction != nil:
-            return await act(page, on: taskAction!.id, taskAction!.action, byScript: request.headers[Self.htmxRequest] == "true")
+            return await act(page, on: taskAction!.id, taskAction!.action, byScript: request.headers[Self.htmxRequest] == "true",
+                             plantName: await Self.form(request)["plant"])
         default:
             var answer = render("error", page, status: .methodNotAllowed,
                                 ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])

@@ -16,8 +16,9 @@ struct WebAssets: Sendable {
     let byPath: [String: Asset]
     /// Plain name ("app.css") → served path, for the pages' links.
     let paths: [String: String]
-    /// `/sw.js`: the service worker, which must keep one name.
-    private(set) var serviceWorker = Data()
+    /// `/sw.js`, the service worker, which must keep one name: its source with the files' names and version in it,
+    /// its words still to be filled in (``serviceWorker(strings:)``).
+    private(set) var serviceWorkerSource = ""
 
     private static let files: [(name: String, contentType: String)] = [
         ("app.css", "text/css; charset=utf-8"),
@@ -45,7 +46,7 @@ struct WebAssets: Sendable {
             paths[file.name] = path
         }
         var assets = WebAssets(byPath: byPath, paths: paths)
-        assets.serviceWorker = try serviceWorker(shell: Array(paths.values), version: assets.version)
+        assets.serviceWorkerSource = try serviceWorkerSource(shell: Array(paths.values), version: assets.version)
         return assets
     }
 
@@ -71,15 +72,23 @@ struct WebAssets: Sendable {
         return (try? JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys])) ?? Data()
     }
 
-    /// The service worker, told the files' current names and their version.
+    /// The service worker's source, told the files' current names and their version.
     /// - Throws: when `sw.js` is missing from the build.
-    static func serviceWorker(shell: [String], version: String) throws -> Data {
+    static func serviceWorkerSource(shell: [String], version: String) throws -> String {
         guard let url = Bundle.module.url(forResource: "sw", withExtension: "js", subdirectory: "WebAssets/static") else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "sw.js"])
         }
         let shellJSON = String(decoding: try JSONSerialization.data(withJSONObject: shell.sorted()), as: UTF8.self)
-        let source = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "__VERSION__", with: version)
+        return try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "__VERSION__", with: version)
             .replacingOccurrences(of: "__SHELL__", with: shellJSON)
-        return Data(source.utf8)
+    }
+
+    /// The service worker in the reader's words: its notification buttons and what it says of a task kept offline.
+    func serviceWorker(strings: [String: String]) -> Data {
+        let words = ["done": strings.format("done"), "snooze": strings.format("snooze"), "queued": strings.format("queuedOffline"),
+                     "icon": paths["icon-192.png"] ?? ""]
+        // JSON is a JavaScript expression; "</" cannot end a script that is a file of its own, so no escaping beyond JSON's.
+        let json = String(decoding: (try? JSONSerialization.data(withJSONObject: words, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+        return Data(serviceWorkerSource.replacingOccurrences(of: "__WORDS__", with: json).utf8)
     }
 }

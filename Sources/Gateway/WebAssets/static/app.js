@@ -1,14 +1,20 @@
 // PlantGuide's own script: what server-rendered pages and htmx do not, with no inline code (the page's CSP allows
-// scripts from this origin only). Shows an offline banner while the browser has no connection.
+// scripts from this origin only). Shows an offline banner while the browser has no connection, tells the service
+// worker when the connection is back (it then sends what was done offline), and turns notifications on this device
+// on and off in Settings.
 "use strict";
 (function () {
   function showConnection() {
     var banner = document.getElementById("offline");
     if (banner) banner.hidden = navigator.onLine;
   }
-  window.addEventListener("online", showConnection);
+  // What was done offline goes out when the connection returns, or when the app opens with one.
+  function sendKept() {
+    if (navigator.onLine && navigator.serviceWorker && navigator.serviceWorker.controller) navigator.serviceWorker.controller.postMessage("online");
+  }
+  window.addEventListener("online", function () { showConnection(); sendKept(); });
   window.addEventListener("offline", showConnection);
-  document.addEventListener("DOMContentLoaded", showConnection);
+  document.addEventListener("DOMContentLoaded", function () { showConnection(); sendKept(); });
 })();
 
 // The service worker keeps the app's files and the last-seen pages for when the connection is gone.
@@ -17,3 +23,79 @@ if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js").catch(function () { /* the app works without it, online */ });
   });
 }
+
+// Notifications on this device (Settings): the browser's push subscription, given to the gateway, which sends each
+// reminder to it. The subscription's id is kept in this browser, to turn it off again.
+(function () {
+  var SUBSCRIPTION_KEY = "plantguide-push-subscription";
+
+  function section() { return document.getElementById("push"); }
+
+  function say(key, reason) {
+    var text = section().dataset[key] || "";
+    document.getElementById("push-state").textContent = reason ? text.replace("{reason}", reason) : text;
+  }
+
+  function show(on) {
+    document.getElementById("push-on").hidden = on;
+    document.getElementById("push-off").hidden = !on;
+    say(on ? "on" : "off");
+  }
+
+  function base64URLToBytes(text) {
+    var padded = (text + "===".slice((text.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+    return Uint8Array.from(atob(padded), function (c) { return c.charCodeAt(0); });
+  }
+
+  function answer(response) {
+    if (response.ok) return response.json();
+    return response.json().catch(function () { return {}; }).then(function (body) {
+      throw new Error((body.error && body.error.message) || response.status + " " + response.statusText);
+    });
+  }
+
+  async function turnOn() {
+    var permission = await Notification.requestPermission();
+    if (permission !== "granted") { say("denied"); return; }
+    var registration = await navigator.serviceWorker.ready;
+    var key = await fetch("/v1/push/key", {credentials: "same-origin"}).then(answer);
+    // A browser that cannot reach its push service may never answer: after a while, say so.
+    var subscription = await Promise.race([
+      registration.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: base64URLToBytes(key.publicKey)}),
+      new Promise(function (_, reject) {
+        setTimeout(function () { reject(new Error("the browser's push service did not answer")); }, 20000);
+      }),
+    ]);
+    var created = await fetch("/v1/push-subscriptions", {
+      method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(subscription.toJSON()),
+    }).then(answer);
+    localStorage.setItem(SUBSCRIPTION_KEY, created.subscriptionId);
+    show(true);
+  }
+
+  async function turnOff() {
+    var registration = await navigator.serviceWorker.ready;
+    var subscription = await registration.pushManager.getSubscription();
+    if (subscription) await subscription.unsubscribe();
+    var id = localStorage.getItem(SUBSCRIPTION_KEY);
+    if (id) {
+      await fetch("/v1/push-subscriptions/" + encodeURIComponent(id), {method: "DELETE", credentials: "same-origin"}).then(answer);
+      localStorage.removeItem(SUBSCRIPTION_KEY);
+    }
+    show(false);
+  }
+
+  function failed(error) { say("failed", error && error.message ? error.message : String(error)); }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!section()) return;
+    if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) { say("unsupported"); return; }
+    document.getElementById("push-on").addEventListener("click", function () { turnOn().catch(failed); });
+    document.getElementById("push-off").addEventListener("click", function () { turnOff().catch(failed); });
+    navigator.serviceWorker.ready
+      .then(function (registration) { return registration.pushManager.getSubscription(); })
+      .then(function (subscription) { show(subscription !== null && Notification.permission === "granted"); })
+      .catch(failed);
+  });
+})();
