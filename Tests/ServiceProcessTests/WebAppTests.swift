@@ -364,7 +364,7 @@ struct WebAppTests {
         await stack.stop()
     }
 
-    @Test("in Chromium: a reminder from the push service shows a notification whose Done completes the task; a task done offline is sent once back online")
+    @Test("in Chromium: a pushed reminder's notification, whose Done completes the task; a live reminder on an open page; a task done offline sent back online")
     func remindersInChromium() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -397,7 +397,6 @@ struct WebAppTests {
         #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { $0.contains { $0.json?["plantId"] as? String == "p1" } },
                 "no reminder reached the push service")
         let reminder = try #require(service.messages.first { $0.json?["plantId"] as? String == "p1" }?.payload)
-        #expect(try await json("PUT", "/v1/plants/p2", #"{"plant": {"scientificName": "Ocimum basilicum", "customName": "Basil"}}"#) == 200)
 
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_push_browser.py").path
         let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
@@ -416,6 +415,9 @@ struct WebAppTests {
         #expect(notifications.count == 1 && notifications.first?["title"] as? String == "Water Fig", "\(report)")
         #expect(notifications.first?["actions"] as? [String] == ["complete:Done", "snooze:Tomorrow"], "\(report)")
         #expect(report["doneFromNotification"] as? Bool == true && report["notificationsAfterDone"] as? Int == 0, "\(report)")
+        // With Today open, the basil saved by the page reminds, and the page says so as it arrives.
+        #expect(report["liveNoticeAxe-light"] as? [String] == [] && report["liveNoticeAxe-dark"] as? [String] == [], "\(report)")
+        #expect(report["savedWhileOpen"] as? Int == 200 && report["liveNotice"] as? String == "Reminder: Water Basil Open Today Dismiss", "\(report)")
         // Offline: kept and said so; online again: sent once, nothing left.
         #expect(report["offlineTaskFound"] as? Bool == true, "\(report)")
         #expect((report["offlineRow"] as? String)?.hasPrefix("Kept on this device") == true && report["keptWhileOffline"] as? Int == 1, "\(report)")

@@ -7,6 +7,8 @@ Given a signed-in session (its cookie) and the payload of a reminder that reache
   as a push service would) and reports the notification shown: its title, tag and buttons;
 - answers the notification with its Done button, run in the service worker as its notificationclick handler runs
   it, and reports whether the task left Today;
+- with Today open, saves a plant (OFFLINE_PLANT_ID, whose watering reminds at once) and reports the notice the
+  page shows when its reminder arrives on the gateway's event stream, and what axe-core finds with it shown;
 - completes another task on Today with the connection gone (the page is the copy the service worker kept), reports
   what the row says, comes back online, and reports whether the task was completed, how many of its kind are planned
   and what the service worker still keeps.
@@ -18,12 +20,14 @@ import json
 import sys
 import time
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 # The tasks of a view, as the JSON API lists them; a refused request throws, so that no check passes on an error.
 TASKS = """async query => { const response = await fetch("/v1/tasks?" + query, {credentials: "same-origin"});
     if (!response.ok) throw new Error(query + ": " + response.status + " " + await response.text());
     return (await response.json()).tasks || []; }"""
+AXE_RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}}
 QUEUED = """async () => (await (await caches.open("plantguide-queue")).keys()).length"""
 
 
@@ -87,6 +91,20 @@ def main():
         due = page.evaluate(TASKS, "view=VIEW_DUE")
         report["doneFromNotification"] = not any(task["id"] == reminder["taskId"] for task in due)
         report["notificationsAfterDone"] = page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length")
+
+        # A reminder while Today is open: a plant added now reminds at once, and the page shows it as it arrives.
+        page.goto(origin + "/today")
+        wait_for(page, "document.getElementById('live-reminders').dataset.connected === 'true'")
+        saved = page.evaluate("""async id => (await fetch("/v1/plants/" + id, {method: "PUT", credentials: "same-origin",
+            headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({plant: {scientificName: "Ocimum basilicum", customName: "Basil"}})})).status""", offline_plant)
+        report["savedWhileOpen"] = saved
+        wait_for(page, "document.querySelector('.live-notice') !== null")
+        report["liveNotice"] = " ".join(page.inner_text(".live-notice").split())
+        for theme in ("light", "dark"):  # the notice and its buttons, for axe-core's WCAG 2.2 AA rules
+            page.emulate_media(color_scheme=theme)
+            violations = Axe().run(page, options=AXE_RULES).response["violations"]
+            report[f"liveNoticeAxe-{theme}"] = [violation["id"] for violation in violations]
 
         # Without a connection: Today as last seen, a task done there, kept; back online, sent once.
         page.goto(origin + "/today")

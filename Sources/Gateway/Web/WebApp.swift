@@ -24,6 +24,9 @@ struct WebApp: Sendable {
     let timeout: Duration
     /// The largest photo form Identify reads (the HTTP front's body limit).
     let maxUploadBytes: Int
+    /// Language → a JSON object of each task type's wire name ("TASK_TYPE_WATERING") and its verb ("Water"), for
+    /// the page's script to name the reminders that arrive live.
+    let verbs: [String: String]
 
     /// The app's paths besides a plant's pages, task completions and files.
     private static let pages: Set<String> = [
@@ -57,6 +60,20 @@ struct WebApp: Sendable {
         self.handlerExecutor = handlerExecutor
         self.timeout = timeout
         self.maxUploadBytes = maxUploadBytes
+        verbs = Self.verbsByLanguage(strings)
+    }
+
+    /// ``verbs``, from each language's catalog. The wire names are proto3 JSON's for `TaskType` (scheduling.proto).
+    static func verbsByLanguage(_ strings: WebStrings) -> [String: String] {
+        let types: [(Plantguide_Scheduling_V1_TaskType, String)] = [
+            (.unspecified, "TASK_TYPE_UNSPECIFIED"), (.watering, "TASK_TYPE_WATERING"), (.fertilizing, "TASK_TYPE_FERTILIZING"),
+            (.pruning, "TASK_TYPE_PRUNING"), (.repotting, "TASK_TYPE_REPOTTING"), (.pestControl, "TASK_TYPE_PEST_CONTROL"),
+            (.rotation, "TASK_TYPE_ROTATION"), (.harvest, "TASK_TYPE_HARVEST"),
+        ]
+        return strings.catalogs.mapValues { catalog in
+            let names = Dictionary(types.map { type, wireName in (wireName, Self.verb(type, catalog)) }) { first, _ in first }
+            return String(decoding: (try? JSONSerialization.data(withJSONObject: names, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+        }
     }
 
     /// Whether `path` is one of the app's pages or files (the JSON API and the rest of the front keep the others).
@@ -185,6 +202,7 @@ struct WebApp: Sendable {
         context["assets"] = assets.links
         context["signedIn"] = page.token != nil
         context["colorScheme"] = page.theme.colorScheme
+        if page.token != nil { context["verbs"] = verbs[page.strings["language"] ?? "en"] ?? "{}" }
         if page.theme != .system { context["theme"] = page.theme.rawValue }
         // A template missing from the library is a fault of the build, said as one: never an empty page.
         guard let html = templates.render(context, withTemplate: template) else {

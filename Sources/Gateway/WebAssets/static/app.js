@@ -1,7 +1,7 @@
 // PlantGuide's own script: what server-rendered pages and htmx do not, with no inline code (the page's CSP allows
 // scripts from this origin only). Shows an offline banner while the browser has no connection, tells the service
-// worker when the connection is back (it then sends what was done offline), and turns notifications on this device
-// on and off in Settings.
+// worker when the connection is back (it then sends what was done offline), shows reminders as they arrive while a
+// page is open, and turns notifications on this device on and off in Settings.
 "use strict";
 (function () {
   function showConnection() {
@@ -97,5 +97,44 @@ if ("serviceWorker" in navigator) {
       .then(function (registration) { return registration.pushManager.getSubscription(); })
       .then(function (subscription) { show(subscription !== null && Notification.permission === "granted"); })
       .catch(failed);
+  });
+})();
+
+// Reminders while a page is open: the gateway's event stream (the session cookie signs it in), each shown once as a
+// notice with a link to Today. The stream reconnects by itself after a drop.
+(function () {
+  document.addEventListener("DOMContentLoaded", function () {
+    var region = document.getElementById("live-reminders");
+    if (!region || !("EventSource" in window)) return;
+    var verbs = {};
+    try { verbs = JSON.parse(region.dataset.verbs || "{}"); } catch (malformed) { /* the type's name shows */ }
+    var shown = {};
+    var stream = new EventSource("/v1/reminders/stream");
+    stream.addEventListener("open", function () { region.dataset.connected = "true"; });
+    stream.addEventListener("reminder", function (event) {
+      var reminder;
+      try { reminder = JSON.parse(event.data); } catch (malformed) { return; }
+      if (!reminder.id || shown[reminder.id]) return;
+      shown[reminder.id] = true;
+      var task = reminder.task || {};
+      var notice = document.createElement("p");
+      notice.className = "live-notice";
+      var label = document.createElement("strong");
+      label.textContent = region.dataset.reminder + " ";
+      notice.appendChild(label);
+      notice.appendChild(document.createTextNode((verbs[task.type] || task.type || "") + " " + (reminder.plantName || "") + " "));
+      var link = document.createElement("a");
+      link.href = "/today";
+      link.textContent = region.dataset.open;
+      notice.appendChild(link);
+      var dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "link";
+      dismiss.textContent = region.dataset.dismiss;
+      dismiss.addEventListener("click", function () { notice.remove(); });
+      notice.appendChild(document.createTextNode(" "));
+      notice.appendChild(dismiss);
+      region.appendChild(notice);
+    });
   });
 })();
