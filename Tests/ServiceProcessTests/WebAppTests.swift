@@ -302,7 +302,7 @@ struct WebAppTests {
         try await send(stack, "POST", path, headers: headers.merging(["Content-Type": form.contentType]) { $1 }, body: form.body)
     }
 
-    @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps photo, plans care; by htmx a fragment, HX-Redirect")
+    @Test("Identify by form: camera and file inputs, candidates with confidence and source; Add keeps photo, plans care, shows history; add a photo")
     func identify() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -346,6 +346,18 @@ struct WebAppTests {
         let thumbnail = try await http.send(HTTPRequest(method: "GET", url: URL(string: stack.httpBase.absoluteString + image.output.1)!,
                                                         headers: cookie), timeout: TestTime.scaled(.seconds(20)))
         #expect(thumbnail.status == 200 && thumbnail.headers["content-type"] == "image/jpeg" && thumbnail.body.starts(with: [0xFF, 0xD8]))
+        // Its identification in the plant's history: when, by what, how sure.
+        #expect(plantPage.text.contains("id=\"history-heading\"") && plantPage.text.contains(" · Pl@ntNet: <i>Hibiscus rosa-sinensis</i>, ")
+                && plantPage.text.contains("% sure</li>"), "\(plantPage.text)")
+        // A second photo added from the plant's page; a file that is no photo is refused beside the field.
+        let refusedPhoto = try await post(stack, location + "/photo", multipart([], photo: Data("not an image".utf8)), headers: session)
+        #expect(refusedPhoto.status == 400 && refusedPhoto.text.contains("id=\"photo-error\"") && refusedPhoto.text.contains("aria-invalid=\"true\""),
+                "\(refusedPhoto.status) \(refusedPhoto.text)")
+        let second = try TestImages.jpeg(TestImages.gradient(width: 240, height: 320))
+        let addedPhoto = try await post(stack, location + "/photo", multipart([], photo: second), headers: session)
+        #expect(addedPhoto.status == 303 && addedPhoto.headers["location"] == location, "\(addedPhoto.status) \(addedPhoto.text)")
+        let withTwo = try await fetch(stack, "GET", location, headers: cookie)
+        #expect(withTwo.text.matches(of: /<img src="\/v1\/photos\/[0-9a-f]{64}\?size=1024"/).count == 2, "\(withTwo.text)")
         let card = try await fetch(stack, "GET", "/plants", headers: cookie)
         #expect(card.text.contains(#"<img src="/v1/photos/"#) && card.text.contains("?size=256"), "\(card.text)")
         let other = try await fetch(stack, "POST", "/signup", form: ["name": "web-eve", "password": "mint needs water"], headers: own)
@@ -354,7 +366,8 @@ struct WebAppTests {
         let details = try await fetch(stack, "GET", "/v1" + location, headers: cookie)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(details.text.utf8)) as? [String: Any])
         let plant = json["plant"] as? [String: Any] ?? [:]
-        #expect((plant["photos"] as? [Any])?.count == 1 && (json["upcomingTasks"] as? [Any])?.isEmpty == false, "\(details.text)")
+        #expect((plant["photos"] as? [Any])?.count == 2 && (json["upcomingTasks"] as? [Any])?.isEmpty == false, "\(details.text)")
+        #expect((json["identifications"] as? [[String: Any]])?.first?["source"] as? String == "IDENTIFICATION_SOURCE_PLANTNET", "\(details.text)")
 
         let byScript = try await post(stack, "/identify/add", multipart(fields, photo: nil), headers: session.merging(["HX-Request": "true"]) { $1 })
         #expect(byScript.status == 200 && byScript.headers["hx-redirect"]?.hasPrefix("/plants/") == true, "\(byScript.headers)")

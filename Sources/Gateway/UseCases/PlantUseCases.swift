@@ -112,8 +112,15 @@ struct PlantUseCases: Sendable {
                 $0.includeOpenTasks = true
             }, as: caller)
         }
+        async let history = partial {
+            try await services.call(services.collection, Collection.listIdentifications, .with {
+                $0.plantID = plantID
+                $0.pageSize = 20
+            }, as: caller)
+        }
         var response = Plantguide_Gateway_V1_GetPlantDetailsResponse()
         response.plant = try await plant.plant
+        if case .answered(let found) = await history { response.identifications = found.identifications }
         switch await schedule {
         case .answered(let found):
             response.careInfo = found.schedule.careInfo

@@ -102,7 +102,7 @@ extension WebApp {
             }
         }, token: page.token)
         if case .failure(let error) = saved { return identifyFailure(page, error, byScript: byScript) }
-        let location = "/plants/\(plantID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? plantID)"
+        let location = Self.plantPath(plantID)
         return byScript ? Self.htmxRedirect(location) : Self.redirect(location)
     }
 

@@ -22,7 +22,8 @@ extension WebApp {
                                        "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
     }
 
-    func plant(_ page: PageRequest, id: String) async -> Response {
+    /// - Parameter photoError: why a photo added from the page was refused, said beside its field.
+    func plant(_ page: PageRequest, id: String, status: HTTPResponse.Status = .ok, photoError: String? = nil) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
         let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
         guard case .success(let details) = read else { return failurePage(page, read) }
@@ -32,8 +33,10 @@ extension WebApp {
             "title": Self.displayName(plant), "id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
             "favorite": plant.favorite, "hasCare": details.hasCareInfo,
             "tasks": details.upcomingTasks.prefix(5).map { ["what": Self.verb($0.type, strings), "due": Self.day($0.dueDate, strings)] },
-            "hasTasks": !details.upcomingTasks.isEmpty,
+            "hasTasks": !details.upcomingTasks.isEmpty, "history": Self.history(details.identifications, strings),
+            "hasHistory": !details.identifications.isEmpty,
         ]
+        values["photoError"] = photoError
         if !plant.notes.isEmpty { values["notes"] = plant.notes }
         if !plant.location.isEmpty { values["location"] = plant.location }
         values["photos"] = plant.photos.map { photo in
@@ -73,7 +76,7 @@ extension WebApp {
             }
             values["source"] = strings.format(source)
         }
-        return render("plant", page, values.merging(["onPlants": true]) { $1 })
+        return render("plant", page, status: status, values.merging(["onPlants": true]) { $1 })
     }
 
     /// A photo's thumbnail (served by the JSON API to its owner and households only) and its size in pixels, so that
@@ -102,7 +105,7 @@ extension WebApp {
         guard page.token != nil else { return Self.redirect("/signin") }
         let read = await call(Plantguide_Gateway_V1_GatewayService.getPlantDetails, .with { $0.plantID = id }, token: page.token)
         guard case .success(let details) = read else { return failurePage(page, read) }
-        let path = "/plants/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)"
+        let path = Self.plantPath(id)
         return render("delete", page, ["title": page.strings.format("deletePlant"), "heading": page.strings.format("deletePlant"), "onPlants": true,
                                        "question": page.strings.format("deleteQuestion", ["name": Self.displayName(details.plant)]),
                                        "action": path + "/delete", "back": path])

@@ -139,9 +139,11 @@ struct WebApp: Sendable {
             case .view: return await plant(page, id: id)
             case .edit: return await editPlant(page, id: id)
             case .delete: return await confirmDeletion(page, id: id)
+            case .photo: return Self.redirect(Self.plantPath(id))
             }
         case (.post, _) where plantPage?.action == .edit: return await saveEdit(page, id: plantPage!.id, form: await Self.formFields(request))
         case (.post, _) where plantPage?.action == .delete: return await delete(page, id: plantPage!.id)
+        case (.post, _) where plantPage?.action == .photo: return await addPhoto(page, id: plantPage!.id, request)
         case (.post, _) where taskAction != nil:
             return await act(page, on: taskAction!.id, taskAction!.action, byScript: request.headers[Self.htmxRequest] == "true",
                              plantName: await Self.form(request)["plant"])
@@ -269,7 +271,7 @@ struct WebApp: Sendable {
         HTTPResponse.Status(code: HTTPStatusMapping.status(for: error.code))
     }
 
-    /// `/plants/{id}`, `/plants/{id}/edit` or `/plants/{id}/delete`.
+    /// `/plants/{id}`, `/plants/{id}/edit`, `/plants/{id}/delete` or `/plants/{id}/photo`.
     static func plantPage(_ path: String) -> (id: String, action: PlantAction)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 4, parts[1] == "plants", !parts[2].isEmpty,
@@ -284,6 +286,8 @@ struct WebApp: Sendable {
         case view = ""
         case edit
         case delete
+        /// Adds a photo (a form post only).
+        case photo
     }
 
     /// The task id and the action of `/tasks/{id}/complete`, `…/snooze` or `…/skip`.

@@ -236,6 +236,10 @@ public nonisolated struct Plantguide_Gateway_V1_GetPlantDetailsResponse: Sendabl
   /// The services that did not answer ("caredata", "scheduling"): their parts are missing.
   public var unavailable: [String] = []
 
+  /// The identifications that named the plant, newest first, at most 20; empty when there are none or the
+  /// collection could not list them.
+  public var identifications: [Plantguide_Collection_V1_IdentificationRecord] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1292,7 +1296,7 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsRequest: SwiftProtobu
 
 nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetPlantDetailsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{3}care_info\0\u{3}upcoming_tasks\0\u{1}unavailable\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}plant\0\u{3}care_info\0\u{3}upcoming_tasks\0\u{1}unavailable\0\u{1}identifications\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1304,6 +1308,7 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
       case 2: try { try decoder.decodeSingularMessageField(value: &self._careInfo) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.upcomingTasks) }()
       case 4: try { try decoder.decodeRepeatedStringField(value: &self.unavailable) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.identifications) }()
       default: break
       }
     }
@@ -1326,6 +1331,9 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
     if !self.unavailable.isEmpty {
       try visitor.visitRepeatedStringField(value: self.unavailable, fieldNumber: 4)
     }
+    if !self.identifications.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.identifications, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1334,6 +1342,7 @@ nonisolated extension Plantguide_Gateway_V1_GetPlantDetailsResponse: SwiftProtob
     if lhs._careInfo != rhs._careInfo {return false}
     if lhs.upcomingTasks != rhs.upcomingTasks {return false}
     if lhs.unavailable != rhs.unavailable {return false}
+    if lhs.identifications != rhs.identifications {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
