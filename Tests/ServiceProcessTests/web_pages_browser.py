@@ -8,7 +8,11 @@ theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Secur
 reported, and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
 Performance API. Prints one JSON object.
 
-Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER] [PHOTO.jpg]
+With a second gateway's address (another replica on the same PostgreSQL), Settings, Identify and the plant added
+are opened through it, the plant is then looked for through the first, and the session is the one cookie for both
+(a cookie is the host's, whatever its port).
+
+Usage: python3 web_pages_browser.py http://localhost:PORT [SCREENSHOT_FOLDER] [PHOTO.jpg] [http://localhost:OTHER_PORT]
 (an empty SCREENSHOT_FOLDER takes no screenshots)
 """
 import json
@@ -90,6 +94,7 @@ def check(screen, name, report, axe, folder, themes=("light", "dark"), reload=Tr
 
 def main():
     origin = sys.argv[1]
+    other = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else origin
     folder = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
     photo = sys.argv[3] if len(sys.argv) > 3 else None
     axe = Axe()
@@ -158,12 +163,12 @@ def main():
         page.keyboard.press("Enter")
         page.wait_for_url("**/plants/p2")
         report["edited"] = page.locator("text=Kitchen window").count() > 0
-        page.goto(origin + "/settings")
+        page.goto(other + "/settings")
         check(page, "settings", report, axe, folder)
 
         # Identify: a photo chosen, its candidates swapped in by htmx, and "Add to my plants" with the photo still in
         # the form: the plant's page, and the photo kept with the plant.
-        page.goto(origin + "/identify")
+        page.goto(other + "/identify")
         check(page, "identify", report, axe, folder)
         if photo:
             page.set_input_files("#library", photo)
@@ -185,7 +190,13 @@ def main():
                         tasks: (details.upcomingTasks || []).length};
             }""", plant_id)
 
-        # Signing out takes the kept pages with it: offline, My plants is no longer there to open.
+            # Through the first gateway too (the same store behind both).
+            page.goto(origin + "/plants")
+            report["identifiedSeenThroughFirst"] = page.locator(f"a[href='/plants/{plant_id}']").count() > 0
+
+        # Signing out takes the kept pages with it: offline, My plants is no longer there to open. (Signed out
+        # through the first gateway: a browser clears the site data of the origin that asks.)
+        page.goto(origin + "/today")
         page.click("text=Sign out")
         page.wait_for_url("**/signin")
         context.set_offline(True)
