@@ -441,7 +441,7 @@ struct WebAppTests {
                 && report["completedBetweenClickAndCheck"] as? Bool == true, "completed when sent, nothing left to send: \(report)")
     }
 
-    @Test("in Chromium: keyboard only; identify, add, edit; installable; offline; no axe (WCAG 2.2 AA) or CSP violation; reflow, reduced motion; LCP ≤ 1 s",
+    @Test("in Chromium: keyboard only; identify, add, edit; passkey; installable; offline; no axe (WCAG 2.2 AA) or CSP violation; reflow, reduced motion; LCP ≤ 1 s",
           arguments: [GatewayJourneyTests.JourneySetup(backend: .sqlite, replicas: 1), GatewayJourneyTests.JourneySetup(backend: .postgres, replicas: 2)])
     func inChromium(setup: GatewayJourneyTests.JourneySetup) async throws {
         let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)
@@ -480,6 +480,9 @@ struct WebAppTests {
         #expect(identified["name"] as? String == "Hibiscus rosa-sinensis" && identified["photos"] as? Int == 1, "\(identified)")
         #expect((identified["tasks"] as? Int ?? 0) > 0, "\(identified)")
         #expect(report["identifiedSeenThroughFirst"] as? Bool == true, "\(report)")
+        // A passkey added in Settings (its row: the name given, when), then a sign-in with it alone.
+        #expect((report["passkeyAdded"] as? String)?.hasPrefix("Test phone · Added ") == true, "\(report)")
+        #expect(report["passkeySignIn"] as? Bool == true && report["passkeysAfterRemoval"] as? Int == 0, "\(report)")
         #expect(report["firstFocus"] as? String == "Skip to content")
         #expect(report["installability"] as? [String] == [], "installability errors: \(report["installability"] ?? "")")
         let offline = report["offline"] as? [String: Bool] ?? [:]

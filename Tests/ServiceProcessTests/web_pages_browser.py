@@ -1,10 +1,10 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
-session cookie, then opens Today, My plants, a plant and Settings; identifies a photo and adds the best candidate with
-it (with a photo given); asks Chromium whether the app is installable; and opens My plants again offline, from the
-service worker, and not once signed out. On every screen, in light and dark
-theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page
+session cookie, then opens Today (Done by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey
+added on a virtual authenticator); identifies a photo and adds the best candidate with it (with a photo given); asks
+Chromium whether the app is installable; opens My plants again offline, from the service worker, and not once signed
+out; and signs in again with the passkey alone, then removes it. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page
 reported, and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
 Performance API. Prints one JSON object.
 
@@ -165,6 +165,17 @@ def main():
         report["edited"] = page.locator("text=Kitchen window").count() > 0
         page.goto(other + "/settings")
         check(page, "settings", report, axe, folder)
+        # A passkey added in Settings, on a virtual platform authenticator (the DevTools Protocol's): the page
+        # comes back saying so, and lists it.
+        devtools = context.new_cdp_session(page)
+        devtools.send("WebAuthn.enable")
+        devtools.send("WebAuthn.addVirtualAuthenticator", {"options": {
+            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
+            "isUserVerified": True, "automaticPresenceSimulation": True}})
+        page.fill("#passkey-name", "Test phone")
+        page.click("#passkey-create")
+        page.wait_for_url("**/settings?done=passkeyAdded")
+        report["passkeyAdded"] = " ".join(page.inner_text("#passkeys .rows").split())
 
         # Identify: a photo chosen, its candidates swapped in by htmx, and "Add to my plants" with the photo still in
         # the form: the plant's page, and the photo kept with the plant.
@@ -206,6 +217,16 @@ def main():
         except Exception:  # the browser's own "no connection" error: nothing was kept
             report["keptAfterSignOut"] = False
         context.set_offline(False)
+
+        # Signed out, back in with the passkey alone.
+        page.goto(origin + "/signin")
+        page.click("#passkey-signin-button")
+        page.wait_for_url("**/today")
+        report["passkeySignIn"] = page.url.endswith("/today") and page.locator("text=Sign out").count() > 0
+        page.goto(origin + "/settings")
+        page.click("#passkeys .rows button")
+        page.wait_for_url("**/settings?done=passkeyRemoved")
+        report["passkeysAfterRemoval"] = page.locator("#passkeys .rows li").count()
         context.close()
     print(json.dumps(report))
 

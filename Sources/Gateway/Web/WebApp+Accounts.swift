@@ -12,7 +12,7 @@ extension WebApp {
         var values: [String: Any] = [
             "title": strings.format(signingUp ? "signUp" : "signIn"), "heading": strings.format(signingUp ? "signUp" : "signIn"),
             "action": signingUp ? "/signup" : "/signin", "submit": strings.format(signingUp ? "signUp" : "signIn"),
-            "name": name, "invitation": invitation, "askInvitation": signingUp && signUp == .invite,
+            "name": name, "invitation": invitation, "askInvitation": signingUp && signUp == .invite, "signingUp": signingUp,
             "passwordAutocomplete": signingUp ? "new-password" : "current-password",
             "otherPrompt": strings.format(signingUp ? "haveAccount" : "noAccountYet"),
             "otherLink": signingUp ? "/signin" : "/signup", "otherAction": strings.format(signingUp ? "signIn" : "signUp"),

@@ -37,7 +37,7 @@ extension WebApp {
     /// The notices a redirect back to Settings may name (`/settings?done=KEY&COUNT=N`), each a catalog key
     /// `done.KEY` whose `{COUNT}` placeholders take the query's numbers.
     static let settingsNotices: Set<String> = ["saved", "theme", "signedOut", "signedOutOthers", "shared", "unshared", "calendarRevoked",
-                                               "calendarNone", "imported", "deletedAll"]
+                                               "calendarNone", "imported", "deletedAll", "passkeyAdded", "passkeyRemoved"]
 
     /// The notice `/settings?done=…` names, with the query's numbers (only digits) in it; nil for any other.
     static func settingsNotice(_ query: [String: String], _ strings: [String: String]) -> String? {
@@ -51,8 +51,10 @@ extension WebApp {
         async let stored = call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
         async let devices = call(Plantguide_Gateway_V1_GatewayService.listSessions, .init(), token: page.token)
         async let households = call(Plantguide_Gateway_V1_GatewayService.listShares, .init(), token: page.token)
-        let read = await stored, sessions = await devices, shares = await households
+        async let keys = call(Plantguide_Gateway_V1_GatewayService.listPasskeys, .init(), token: page.token)
+        let read = await stored, sessions = await devices, shares = await households, passkeys = await keys
         guard case .success(let settingsAnswer) = read else { return failurePage(page, read) }
+        guard case .success(let passkeyList) = passkeys else { return failurePage(page, passkeys) }
         guard case .success(let sessionList) = sessions else { return failurePage(page, sessions) }
         guard case .success(let shareList) = shares else { return failurePage(page, shares) }
 
@@ -75,6 +77,8 @@ extension WebApp {
             "received": shareList.received.map { ["owner": $0.ownerName, "access": Self.accessLabel($0.access, strings)] },
             "hasReceived": !shareList.received.isEmpty,
             "memberName": shown.memberName,
+            "passkeys": passkeyList.passkeys.map { ["id": $0.id, "name": $0.name, "described": Self.described($0, strings)] },
+            "hasPasskeys": !passkeyList.passkeys.isEmpty,
         ]
         let fields = Self.fieldErrors(shown.preferencesError)
         if let message = fields["notify_time"] { values["notifyTimeError"] = message }

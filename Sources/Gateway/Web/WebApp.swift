@@ -33,11 +33,12 @@ struct WebApp: Sendable {
         "/", "/signin", "/signup", "/signout", "/today", "/identify", "/identify/add", "/plants", "/settings", "/manifest.webmanifest",
         "/sw.js", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares", "/settings/shares/revoke",
         "/settings/sessions/signout", "/settings/sessions/others", "/settings/export", "/settings/import", "/settings/delete-all",
+        "/settings/passkeys/delete",
     ]
     /// The paths that only take a form (a GET of them is 405).
     private static let postOnly: Set<String> = [
         "/signout", "/identify/add", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares",
-        "/settings/shares/revoke", "/settings/sessions/signout", "/settings/sessions/others", "/settings/import",
+        "/settings/shares/revoke", "/settings/sessions/signout", "/settings/sessions/others", "/settings/import", "/settings/passkeys/delete",
     ]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
@@ -129,6 +130,7 @@ struct WebApp: Sendable {
         case (.post, "/settings/shares/revoke"): return await stopSharing(page, form: await Self.form(request))
         case (.post, "/settings/sessions/signout"): return await signOutDevice(page, form: await Self.form(request))
         case (.post, "/settings/sessions/others"): return await signOutOtherDevices(page)
+        case (.post, "/settings/passkeys/delete"): return await removePasskey(page, form: await Self.form(request))
         case (.get, "/settings/export"): return await export(page)
         case (.post, "/settings/import"): return await importArchive(page, request)
         case (.get, "/settings/delete-all"): return confirmDeleteAll(page)

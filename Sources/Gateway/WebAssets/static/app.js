@@ -1,7 +1,7 @@
 // PlantGuide's own script: what server-rendered pages and htmx do not, with no inline code (the page's CSP allows
 // scripts from this origin only). Shows an offline banner while the browser has no connection, tells the service
 // worker when the connection is back (it then sends what was done offline), shows reminders as they arrive while a
-// page is open, and turns notifications on this device on and off in Settings.
+// page is open, turns notifications on this device on and off in Settings, and adds and uses passkeys.
 "use strict";
 (function () {
   function showConnection() {
@@ -136,5 +136,64 @@ if ("serviceWorker" in navigator) {
       notice.appendChild(dismiss);
       region.appendChild(notice);
     });
+  });
+})();
+
+// Passkeys: added in Settings (navigator.credentials.create with the gateway's options) and used on the sign-in
+// page (navigator.credentials.get) to a session cookie. Offered only where the browser reads WebAuthn's JSON forms.
+(function () {
+  function supported() {
+    return window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON && PublicKeyCredential.parseRequestOptionsFromJSON;
+  }
+
+  function post(path, body) {
+    return fetch(path, {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
+      .then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (answer) {
+          if (!response.ok) throw new Error((answer.error && answer.error.message) || response.status + " " + response.statusText);
+          return answer;
+        });
+      });
+  }
+
+  function failure(container, state) {
+    return function (error) {
+      // NotAllowedError: the person cancelled, or the authenticator refused; said as the browser words it.
+      var reason = error && error.message ? error.message : String(error);
+      document.getElementById(state).textContent = (container.dataset.failed || "").replace("{reason}", reason);
+    };
+  }
+
+  async function addPasskey() {
+    var options = await post("/v1/passkeys:beginRegistration", {});
+    var credential = await navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options)});
+    var name = document.getElementById("passkey-name").value.trim();
+    await post("/v1/passkeys", {credential: credential.toJSON(), name: name});
+    window.location.assign("/settings?done=passkeyAdded");
+  }
+
+  async function signIn() {
+    var options = await post("/v1/sessions:beginPasskey", {});
+    var credential = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+    await post("/v1/sessions:passkey", {credential: credential.toJSON(), cookie: true});
+    window.location.assign("/today");
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!supported()) return;
+    var settings = document.getElementById("passkeys");
+    if (settings) {
+      document.getElementById("passkey-add").hidden = false;
+      document.getElementById("passkey-create").addEventListener("click", function () {
+        addPasskey().catch(failure(settings, "passkey-state"));
+      });
+    }
+    var signInBox = document.getElementById("passkey-signin");
+    if (signInBox) {
+      signInBox.hidden = false;
+      document.getElementById("passkey-signin-button").addEventListener("click", function () {
+        signIn().catch(failure(signInBox, "passkey-signin-state"));
+      });
+    }
   });
 })();
