@@ -441,7 +441,7 @@ struct WebAppTests {
                 && report["completedBetweenClickAndCheck"] as? Bool == true, "completed when sent, nothing left to send: \(report)")
     }
 
-    @Test("in Chromium: keyboard only; identify, add, edit; passkey; installable; offline; no axe (WCAG 2.2 AA) or CSP violation; reflow, reduced motion; LCP ≤ 1 s",
+    @Test("in Chromium: keyboard only; identify, add, edit; passkey; installable; offline; no axe or CSP violation; reflow, reduced motion; LCP ≤ 1 s",
           arguments: [GatewayJourneyTests.JourneySetup(backend: .sqlite, replicas: 1), GatewayJourneyTests.JourneySetup(backend: .postgres, replicas: 2)])
     func inChromium(setup: GatewayJourneyTests.JourneySetup) async throws {
         let stack = try await GatewayJourneyTests.Stack(setup.backend, replicas: setup.replicas)

@@ -4,8 +4,9 @@ Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves pl
 session cookie, then opens Today (Done by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey
 added on a virtual authenticator); identifies a photo and adds the best candidate with it (with a photo given); asks
 Chromium whether the app is installable; opens My plants again offline, from the service worker, and not once signed
-out; and signs in again with the passkey alone, then removes it. On every screen, in light and dark theme: axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page
-reported, and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
+out; and signs in again with the passkey alone, then removes it. On every screen, in light and dark theme:
+axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page reported,
+and, with a folder given, screenshots at phone and desktop width. Reads Largest Contentful Paint from the
 Performance API. Prints one JSON object.
 
 With a second gateway's address (another replica on the same PostgreSQL), Settings, Identify and the plant added
