@@ -188,7 +188,7 @@ struct WebAppTests {
         await stack.stop()
     }
 
-    @Test("Settings by form: theme, calendar link, households, signed-in devices, export, import, delete all with confirmation")
+    @Test("Settings by form: reminders' extras, theme and units, calendar link, households, devices, export, import, delete all with confirmation")
     func settingsSections() async throws {
         let stack = try await GatewayJourneyTests.Stack()
         try await stack.waitForHTTP()
@@ -201,6 +201,11 @@ struct WebAppTests {
         let cookie = try await signIn("/signup", "web-sam")
         let laptop = try await signIn("/signin", "web-sam")
         let session = cookie.merging(own) { $1 }
+        func json(_ method: String, _ path: String, _ body: String) async throws -> Int {
+            try await http.send(HTTPRequest(method: method, url: URL(string: origin + path)!,
+                                            headers: session.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8)),
+                                timeout: TestTime.scaled(.seconds(20))).status
+        }
 
         // Signed-in devices: this one marked, the other signed out by its own button.
         let page = try await fetch(stack, "GET", "/settings", headers: cookie)
@@ -226,6 +231,34 @@ struct WebAppTests {
         #expect(themed.text.contains("data-theme=\"dark\"") && themed.text.contains("<meta name=\"color-scheme\" content=\"dark\">")
                 && themed.text.contains("id=\"theme-dark\" name=\"theme\" value=\"dark\" checked"), "\(themed.text)")
         #expect(!page.text.contains("data-theme=") && page.text.contains("content=\"light dark\""), "the system's theme by default")
+
+        // Reminders' extras: days before, seasons, hemisphere (a latitude in its middle; a location given through the
+        // API kept while its hemisphere is chosen); a count of days out of range or not a number is named beside it.
+        func reminders(_ days: String, hemisphere: String) async throws -> Page {
+            try await fetch(stack, "POST", "/settings", formPairs: [("notify_time", "08:00"), ("time_zone", "UTC"), ("remind_days_before", days),
+                                                                 ("seasonal_adjustment", "on"), ("hemisphere", hemisphere), ("type", "watering")],
+                            headers: session)
+        }
+        #expect(try await reminders("2", hemisphere: "south").headers["location"] == "/settings?done=saved")
+        let southern = try await fetch(stack, "GET", "/settings", headers: cookie)
+        #expect(southern.text.contains(#"name="remind_days_before" type="number" min="0" max="14" step="1" inputmode="numeric" value="2""#)
+                && southern.text.contains("value=\"on\" checked><label for=\"seasonal_adjustment\"")
+                && southern.text.contains("value=\"south\" checked"), "\(southern.text)")
+        func latitude() async throws -> Double? {
+            let read = try await http.get(URL(string: origin + "/v1/settings")!, headers: cookie, timeout: TestTime.scaled(.seconds(20)))
+            let json = try JSONSerialization.jsonObject(with: read.body) as? [String: Any]
+            return ((json?["settings"] as? [String: Any])?["location"] as? [String: Any])?["latitude"] as? Double
+        }
+        #expect(try await latitude() == -45)
+        let sydney = #"{"settings": {"location": {"latitude": -33.87, "longitude": 151.21}}, "updateMask": "location"}"#
+        #expect(try await json("PATCH", "/v1/settings", sydney) == 200)
+        _ = try await reminders("2", hemisphere: "south")
+        #expect(try await latitude() == -33.87, "the person's own location stays while the hemisphere does")
+        for bad in ["20", "two"] {
+            let refused = try await reminders(bad, hemisphere: "north")
+            #expect(refused.status == 400 && refused.text.contains("id=\"remind_days_before-error\""), "\(bad): \(refused.text)")
+        }
+        #expect(try await latitude() == -33.87, "a refused form changes nothing")
 
         // The calendar address: shown once, absolute, works until stopped.
         let made = try await fetch(stack, "POST", "/settings/calendar", form: [:], headers: session)
@@ -257,6 +290,12 @@ struct WebAppTests {
                                                   headers: session.merging(["Content-Type": "application/json"]) { $1 }, body: Data(plant.utf8)),
                                       timeout: TestTime.scaled(.seconds(20)))
         #expect(put.status == 200)
+        // Units of this device: the care's temperatures in °F.
+        let units = try await fetch(stack, "POST", "/settings/theme", form: ["units": "imperial"], headers: session)
+        #expect(units.headers["set-cookie"]?.hasPrefix("plantguide_units=imperial;") == true, "\(units.headers)")
+        let inFahrenheit = try await fetch(stack, "GET", "/plants/p1", headers: ["Cookie": cookie["Cookie"]! + "; plantguide_units=imperial"])
+        let inCelsius = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
+        #expect(inFahrenheit.text.contains(" °F") && !inFahrenheit.text.contains(" °C") && inCelsius.text.contains(" °C"), "\(inFahrenheit.text)")
         let download = try await http.get(URL(string: origin + "/settings/export")!, headers: cookie, timeout: TestTime.scaled(.seconds(20)))
         #expect(download.status == 200 && download.headers["content-type"] == "application/x-tar"
                 && download.headers["content-disposition"]?.hasPrefix("attachment; filename=\"plantguide-") == true, "\(download.headers)")

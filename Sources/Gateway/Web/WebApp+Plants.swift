@@ -61,8 +61,10 @@ extension WebApp {
             }
             if let light { facts.append(fact("fact.light", strings.format(light), "light")) }
             if care.hasTemperature {
-                facts.append(fact("fact.temperature", strings.format("temperatureRange", [
-                    "min": String(format: "%.0f", care.temperature.minCelsius), "max": String(format: "%.0f", care.temperature.maxCelsius),
+                let fahrenheit = page.units == .imperial
+                let degrees = { (celsius: Double) in String(format: "%.0f", fahrenheit ? celsius * 9 / 5 + 32 : celsius) }
+                facts.append(fact("fact.temperature", strings.format(fahrenheit ? "temperatureRangeF" : "temperatureRange", [
+                    "min": degrees(care.temperature.minCelsius), "max": degrees(care.temperature.maxCelsius),
                 ]), "temperature"))
             }
             if !care.soil.isEmpty { facts.append(fact("fact.soil", care.soil, "soil")) }

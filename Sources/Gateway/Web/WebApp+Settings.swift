@@ -68,6 +68,9 @@ extension WebApp {
             "title": strings.format("settings"), "onSettings": true, "types": types,
             "notifyTime": current.notifyTime.isEmpty ? "08:00" : current.notifyTime, "timeZone": current.timeZone.isEmpty ? "UTC" : current.timeZone,
             "themes": Theme.allCases.map { ["value": $0.rawValue, "label": strings.format("theme.\($0.rawValue)"), "chosen": $0 == page.theme] },
+            "unitChoices": Units.allCases.map { ["value": $0.rawValue, "label": strings.format("units.\($0.rawValue)"), "chosen": $0 == page.units] },
+            "remindDaysBefore": "\(current.remindDaysBefore)", "seasonal": current.seasonalAdjustment,
+            "southern": current.hasLocation && current.location.latitude < 0,
             "sessions": sessionList.sessions.map { session in
                 ["id": session.id, "current": session.current, "described": Self.described(session, strings)] as [String: Any]
             },
@@ -83,7 +86,10 @@ extension WebApp {
         let fields = Self.fieldErrors(shown.preferencesError)
         if let message = fields["notify_time"] { values["notifyTimeError"] = message }
         if let message = fields["time_zone"] { values["timeZoneError"] = message }
-        if let error = shown.preferencesError, fields["notify_time"] == nil, fields["time_zone"] == nil { values["error"] = error.message }
+        if let message = fields["remind_days_before"] { values["remindDaysBeforeError"] = message }
+        if let error = shown.preferencesError, fields["notify_time"] == nil, fields["time_zone"] == nil, fields["remind_days_before"] == nil {
+            values["error"] = error.message
+        }
         values["notice"] = shown.notice
         values["calendarURL"] = shown.calendarURL
         values["memberNameError"] = shown.memberNameError
@@ -95,14 +101,33 @@ extension WebApp {
         guard page.token != nil else { return Self.redirect("/signin") }
         let checked = Set(form.filter { $0.0 == "type" }.map(\.1))
         let first = Dictionary(form) { first, _ in first }
-        let preferences = Plantguide_Scheduling_V1_Preferences.with { preferences in
+        let daysText = (first["remind_days_before"] ?? "0").trimmingCharacters(in: .whitespaces)
+        guard let days = UInt32(daysText.isEmpty ? "0" : daysText) else {
+            let error = RPCError.invalidArgument("remind_days_before", .outOfRange, page.strings.format("remindDaysBefore") + ": 0–14")
+            return await settings(page, SettingsShown(status: .badRequest, preferencesError: error))
+        }
+        var preferences = Plantguide_Scheduling_V1_Preferences.with { preferences in
             preferences.notifyTime = first["notify_time"] ?? ""
             preferences.timeZone = (first["time_zone"] ?? "").trimmingCharacters(in: .whitespaces)
+            preferences.remindDaysBefore = days
+            preferences.seasonalAdjustment = first["seasonal_adjustment"] == "on"
             preferences.taskTypes = Self.careTypes.map { care in .with { $0.type = care.type; $0.enabled = checked.contains(care.key) } }
+        }
+        var mask = ["notify_time", "time_zone", "task_types", "remind_days_before", "seasonal_adjustment"]
+        // The hemisphere is the sign of the plants' latitude. A location the person gave elsewhere (the API) is kept
+        // while its hemisphere is the one chosen; a change of hemisphere stores a latitude in the middle of it.
+        let southern = first["hemisphere"] == "south"
+        let stored = await call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
+        let known = (try? stored.get())?.settings
+        if (known.map { $0.hasLocation && $0.location.latitude < 0 } ?? false) != southern {
+            preferences.location = .with { $0.latitude = southern ? -45 : 45 }
+            mask.append("location")
+        } else if let known, known.hasLocation {
+            preferences.location = known.location  // unchanged (not in the mask); shown again if the form is refused
         }
         let saved = await call(Plantguide_Gateway_V1_GatewayService.putSettings, .with {
             $0.settings = preferences
-            $0.updateMask.paths = ["notify_time", "time_zone", "task_types"]
+            $0.updateMask.paths = mask
         }, token: page.token)
         switch saved {
         case .success: return Self.redirect("/settings?done=saved")

@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 
-/// The app's colours on this device: light, dark, or as the system says. A choice of the device, not of the
-/// account (a phone in dark mode and a desk in light are both right), so it lives in a cookie of its own.
+/// The app's colours and units on this device: light, dark, or as the system says; degrees Celsius or Fahrenheit.
+/// Choices of the device, not of the account (a phone in dark mode and a desk in light are both right; a person
+/// reads the units of the country they are in), so each lives in a cookie of its own.
 extension WebApp {
     enum Theme: String, CaseIterable, Sendable {
         case system
@@ -13,13 +14,7 @@ extension WebApp {
 
         /// The theme the request's cookie chose; `system` without one.
         init(request: Request) {
-            self = .system
-            for header in request.headers[values: .cookie] {
-                for pair in header.split(separator: ";") {
-                    let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                    if parts.count == 2, parts[0] == Self.cookieName, let theme = Theme(rawValue: parts[1]) { self = theme }
-                }
-            }
+            self = WebApp.cookie(Self.cookieName, in: request).flatMap(Theme.init(rawValue:)) ?? .system
         }
 
         /// The page's `color-scheme`: what the browser's own controls and scroll bars follow.
@@ -32,13 +27,45 @@ extension WebApp {
         }
     }
 
-    /// Keeps the chosen theme for a year (a value it does not know leaves the choice as it was).
+    enum Units: String, CaseIterable, Sendable {
+        /// Degrees Celsius.
+        case metric
+        /// Degrees Fahrenheit.
+        case imperial
+
+        static let cookieName = "plantguide_units"
+
+        /// The units the request's cookie chose; metric without one.
+        init(request: Request) {
+            self = WebApp.cookie(Self.cookieName, in: request).flatMap(Units.init(rawValue:)) ?? .metric
+        }
+    }
+
+    /// The value of the cookie `name` in `request`, if it has one.
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0] == name { return parts[1] }
+            }
+        }
+        return nil
+    }
+
+    /// Keeps the chosen theme and units for a year (a value it does not know leaves that choice as it was).
     func saveTheme(_ page: PageRequest, form: [String: String]) -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
-        guard let theme = form["theme"].flatMap(Theme.init(rawValue:)) else { return Self.redirect("/settings") }
-        var answer = Self.redirect("/settings?done=theme")
         let secure = browser.isSecure ? "; Secure" : ""
-        answer.headers[.setCookie] = "\(Theme.cookieName)=\(theme.rawValue); Path=/; Max-Age=31536000; SameSite=Lax\(secure)"
+        var cookies: [String] = []
+        if let theme = form["theme"].flatMap(Theme.init(rawValue:)) {
+            cookies.append("\(Theme.cookieName)=\(theme.rawValue); Path=/; Max-Age=31536000; SameSite=Lax\(secure)")
+        }
+        if let units = form["units"].flatMap(Units.init(rawValue:)) {
+            cookies.append("\(Units.cookieName)=\(units.rawValue); Path=/; Max-Age=31536000; SameSite=Lax\(secure)")
+        }
+        guard !cookies.isEmpty else { return Self.redirect("/settings") }
+        var answer = Self.redirect("/settings?done=theme")
+        for cookie in cookies { answer.headers.append(HTTPFields.Element(name: .setCookie, value: cookie)) }
         return answer
     }
 }

@@ -190,13 +190,15 @@ struct WebApp: Sendable {
     struct PageRequest {
         let token: String?
         let strings: [String: String]
-        /// The colours chosen on this device.
+        /// The colours and units chosen on this device.
         let theme: Theme
+        let units: Units
 
         init(request: Request, strings: [String: String]) {
             token = BrowserSession.token(in: request)
             self.strings = strings
             theme = Theme(request: request)
+            units = Units(request: request)
         }
     }
 
