@@ -180,6 +180,7 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.completeTasks, .write) { try await tasks.complete($0, as: $1) }
         authenticated(Methods.snoozeTask, .write) { try await tasks.snooze($0, as: $1) }
         authenticated(Methods.skipTask, .write) { try await tasks.skip($0, as: $1) }
+        authenticated(Methods.reopenTask, .write) { try await tasks.reopen($0, as: $1) }
         authenticated(Methods.getStatus, .read) { await identifyAndStatus.status(as: $1) }
         authenticated(Methods.createCalendarLink, .ownOnly) { _, caller in
             let path = try await accounts.newCalendarLink(userID: caller.id)

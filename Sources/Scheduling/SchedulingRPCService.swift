@@ -119,6 +119,10 @@ public struct SchedulingRPCService: RPCService {
             let task = try await store.skip(id: request.taskID, owner: try context.requireUserID())
             return .with { $0.task = task }
         }
+        router.register(Methods.reopenTask) { request, context in
+            let task = try await store.reopen(id: request.taskID, owner: try context.requireUserID())
+            return .with { $0.task = task }
+        }
         router.register(Methods.addTask) { request, context in
             let task = try await store.add(request.task, owner: try context.requireUserID())
             return .with { $0.task = task }

@@ -102,6 +102,41 @@ struct SchedulingStoreTests: SchedulingSuite {
         await #expect(throws: SchedulingError.self) { _ = try await t.store.complete(ids: ["nope"], at: nil, owner: "a") }
     }
 
+    @Test("reopening undoes a completion (the next waterings count from before it again) and a skip; idempotent", arguments: TestBackend.allCases)
+    func reopen(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let (_, tasks) = try await t.store.putSchedule(t.schedule("p1"), owner: "a")
+        let first = try #require(tasks.first { $0.dueDate == "2026-06-01" })
+        t.clock.advance(days: 2)
+        let (_, planned) = try await t.store.complete(ids: [first.id], at: t.clock.now, owner: "a")
+        #expect(t.waterings(planned) == ["2026-06-10", "2026-06-17", "2026-06-24", "2026-07-01"])
+
+        let reopened = try await t.store.reopen(id: first.id, owner: "a")
+        let again = try await t.store.reopen(id: first.id, owner: "a")
+
+        #expect(reopened.state == .scheduled && reopened.dueDate == "2026-06-01" && !reopened.hasCompletedAt, "\(reopened)")
+        #expect(again == reopened, "reopening an open task answers it as it is")
+        let open = try await t.store.list(.with { $0.view = .open; $0.plantID = "p1" }, owner: "a").tasks
+        #expect(t.waterings(open).first == "2026-06-01" && !t.waterings(open).contains("2026-06-10"),
+                "the overdue watering is open again and what its completion planned is gone: \(t.waterings(open))")
+        let badge = try await t.store.badge(owner: "a")
+        #expect(badge.overdue == 1)
+
+        let skipped = try await t.store.skip(id: open[1].id, owner: "a")
+        let unskipped = try await t.store.reopen(id: skipped.id, owner: "a")
+        #expect(skipped.state == .skipped && unskipped.state == .scheduled)
+        // Due today: planning again replaces today's occurrences, and the reopened one is there once.
+        let (_, fresh) = try await t.store.putSchedule(t.schedule("p2"), owner: "a")
+        let today = try #require(fresh.first { $0.dueDate == "2026-06-03" && $0.type == .watering })
+        _ = try await t.store.complete(ids: [today.id], at: t.clock.now, owner: "a")
+        _ = try await t.store.reopen(id: today.id, owner: "a")
+        let p2 = try await t.store.list(.with { $0.view = .open; $0.plantID = "p2" }, owner: "a").tasks
+        #expect(p2.filter { $0.type == .watering && $0.dueDate == "2026-06-03" }.map(\.id) == [today.id], "\(t.waterings(p2))")
+        let missing = await #expect(throws: SchedulingError.self) { _ = try await t.store.reopen(id: "nope", owner: "a") }
+        let foreign = await #expect(throws: SchedulingError.self) { _ = try await t.store.reopen(id: first.id, owner: "b") }
+        #expect(missing?.code == .notFound && foreign?.code == .notFound)
+    }
+
     @Test("views: overdue, today, due (both), upcoming, range; and the badge", arguments: TestBackend.allCases)
     func views(backend kind: TestBackend) async throws {
         let t = try await Self(kind)

@@ -58,6 +58,13 @@ struct TaskUseCases: Sendable {
         return .with { $0.task = skipped.task }
     }
 
+    /// - Throws: INVALID_ARGUMENT for no task id.
+    func reopen(_ request: Plantguide_Gateway_V1_ReopenTaskRequest, as caller: Caller) async throws -> Plantguide_Gateway_V1_ReopenTaskResponse {
+        guard !request.taskID.isEmpty else { throw RPCError.invalidArgument("task_id", .required, "task_id is empty") }
+        let reopened = try await services.call(services.scheduling, Scheduling.reopenTask, .with { $0.taskID = request.taskID }, as: caller)
+        return .with { $0.task = reopened.task }
+    }
+
     /// Plant id -> the name its schedule carries (kept current by the gateway's saves and renames).
     private func plantNames(as caller: Caller) async throws -> [String: String] {
         var names: [String: String] = [:]

@@ -274,6 +274,13 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "POST", path: "/v1/tasks/{task_id}:skip", body: "*")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/ReopenTask` (idempotent)
+    public static let reopenTask = RPCMethod<Plantguide_Gateway_V1_ReopenTaskRequest, Plantguide_Gateway_V1_ReopenTaskResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/ReopenTask",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "POST", path: "/v1/tasks/{task_id}:reopen", body: "*")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/GetSettings` (idempotent)
     public static let getSettings = RPCMethod<Plantguide_Gateway_V1_GetSettingsRequest, Plantguide_Gateway_V1_GetSettingsResponse>(
         path: "/plantguide.gateway.v1.GatewayService/GetSettings",
@@ -464,7 +471,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword, beginPasskeyRegistration, createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, createPasskeySession]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, reopenTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword, beginPasskeyRegistration, createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, createPasskeySession]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).
@@ -577,6 +584,12 @@ public enum Plantguide_Scheduling_V1_SchedulingService {
         isIdempotent: true
     )
 
+    /// `/plantguide.scheduling.v1.SchedulingService/ReopenTask` (idempotent)
+    public static let reopenTask = RPCMethod<Plantguide_Scheduling_V1_ReopenTaskRequest, Plantguide_Scheduling_V1_ReopenTaskResponse>(
+        path: "/plantguide.scheduling.v1.SchedulingService/ReopenTask",
+        isIdempotent: true
+    )
+
     /// `/plantguide.scheduling.v1.SchedulingService/AddTask` (idempotent)
     public static let addTask = RPCMethod<Plantguide_Scheduling_V1_AddTaskRequest, Plantguide_Scheduling_V1_AddTaskResponse>(
         path: "/plantguide.scheduling.v1.SchedulingService/AddTask",
@@ -668,7 +681,7 @@ public enum Plantguide_Scheduling_V1_SchedulingService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, registerPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, getCalendar, listSchedules, renamePlant, getPlantTaskCounts, deleteUserData]
+    public static let methods: [any AnyRPCMethod] = [putSchedule, getSchedule, deletePlantSchedules, listTasks, getCalendarCounts, getBadgeCount, completeTasks, snoozeTask, skipTask, reopenTask, addTask, recordCareEvent, getPreferences, putPreferences, registerWebhook, deleteWebhook, registerPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, getCalendar, listSchedules, renamePlant, getPlantTaskCounts, deleteUserData]
 }
 
 /// Every method of every PlantGuide service, for tools that call methods by path (`plantguide rpc call`).

@@ -121,6 +121,30 @@ extension PostgresScheduling {
         }
     }
 
+    public func reopen(id: String, owner: String, at time: Date) async throws -> CareTask {
+        try await write(owner: owner) { session in
+            let rows = try await session.all("""
+                SELECT plant_id, kind, state, due_day, remind_at, recurring, note, reminded_at FROM task WHERE owner_id = \(owner) AND id = \(id)
+                """, as: (String, Int, Int, Int, Double, Bool, String, Double?).self)
+            guard let (plantID, kind, state, dueDay, remindAt, recurring, note, remindedAt) = rows.first else {
+                throw SchedulingError(.notFound, "no task \(id)")
+            }
+            guard state == 2 || state == 4 else { return try await Self.task(session, id: id, owner: owner)! }
+            try await session.query("UPDATE task SET state = 1, completed_at = NULL WHERE owner_id = \(owner) AND id = \(id)")
+            if state == 2, recurring, let schedule = try await Self.schedule(session, plantID: plantID, owner: owner) {
+                // Planning again replaces the open occurrences from today on, this one among them when it is due
+                // today or later: it is put back as it was, if planning did not make it again.
+                _ = try await Self.plan(session, schedule, owner: owner, at: time)
+                try await session.query("""
+                    INSERT INTO task (owner_id, id, plant_id, kind, state, due_day, remind_at, recurring, note, reminded_at)
+                    VALUES (\(owner), \(id), \(plantID), \(kind), 1, \(dueDay), \(remindAt), true, \(note), \(remindedAt))
+                    ON CONFLICT (owner_id, id) DO NOTHING
+                    """)
+            }
+            return try await Self.task(session, id: id, owner: owner)!
+        }
+    }
+
     public func add(_ task: CareTask, dueDay: Int, owner: String) async throws -> CareTask {
         try await write(owner: owner) { session in
             let preferences = try SchedulePreferences(wire: await Self.preferences(session, owner: owner))

@@ -118,6 +118,30 @@ extension SQLiteScheduling {
         }
     }
 
+    public func reopen(id: String, owner: String, at time: Date) async throws -> CareTask {
+        try await writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM task WHERE ownerID = ? AND id = ?", arguments: [owner, id]) else {
+                throw SchedulingError(.notFound, "no task \(id)")
+            }
+            let state: Int = row["state"]
+            guard state == 2 || state == 4 else { return try TaskRows.fetch(db, "ownerID = ? AND id = ?", [owner, id])[0] }
+            try db.execute(sql: "UPDATE task SET state = 1, completedAt = NULL WHERE ownerID = ? AND id = ?", arguments: [owner, id])
+            let plantID: String = row["plantID"]
+            if state == 2, row["recurring"] as Bool,
+               let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID]) {
+                // Planning again replaces the open occurrences from today on, this one among them when it is due
+                // today or later: it is put back as it was, if planning did not make it again.
+                try Self.plan(db, try Schedule(serializedBytes: message), owner: owner, at: time)
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO task (ownerID, id, plantID, kind, state, dueDay, remindAt, recurring, note, remindedAt)
+                    VALUES (?, ?, ?, ?, 1, ?, ?, 1, ?, ?)
+                    """, arguments: [owner, id, plantID, row["kind"] as Int, row["dueDay"] as Int, row["remindAt"] as Double,
+                                     row["note"] as String? ?? "", row["remindedAt"] as Double?])
+            }
+            return try TaskRows.fetch(db, "ownerID = ? AND id = ?", [owner, id])[0]
+        }
+    }
+
     public func add(_ task: CareTask, dueDay: Int, owner: String) async throws -> CareTask {
         try await writer.write { db in
             let preferences = try SchedulePreferences(wire: Self.preferences(db, owner: owner))

@@ -57,6 +57,10 @@ public protocol SchedulingRecords: Sendable {
         -> CareTask
     /// - Throws: NOT_FOUND, or FAILED_PRECONDITION for a completed task.
     func skip(id: String, owner: String) async throws -> CareTask
+    /// Opens a completed or skipped task again (an open one is returned as it is) and, for a completed recurring
+    /// task, plans its plant again, the task kept as it was due.
+    /// - Throws: NOT_FOUND.
+    func reopen(id: String, owner: String, at time: Date) async throws -> CareTask
     /// Adds a one-off task unless its id exists; returns the stored task.
     func add(_ task: CareTask, dueDay: Int, owner: String) async throws -> CareTask
     /// The earliest open task of the plant and kind due by today, if any.

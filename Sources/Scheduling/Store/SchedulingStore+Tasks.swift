@@ -83,6 +83,13 @@ extension SchedulingStore {
         try await records.skip(id: id, owner: owner)
     }
 
+    /// Undoes a completion or a skip: the task is open again, due when it was; the occurrences a completion planned
+    /// are planned again from the completions before it. Idempotent.
+    public func reopen(id: String, owner: String) async throws -> CareTask {
+        guard !id.isEmpty else { throw SchedulingError.invalidArgument("task_id", .required, "task_id is empty") }
+        return try await records.reopen(id: id, owner: owner, at: now())
+    }
+
     /// A one-off task under the client's id (adding it again is a no-op).
     public func add(_ task: CareTask, owner: String) async throws -> CareTask {
         guard !task.id.isEmpty, !task.id.contains("|") else {
