@@ -96,6 +96,15 @@ struct WebAppTests {
                                        headers: cookie.merging(own) { $1 }.merging(["HX-Request": "true"]) { $1 })
         #expect(byScript.status == 200 && byScript.text.contains("class=\"task done\"") && byScript.text.contains("&lt;script&gt;alert")
                 && !byScript.text.contains("<script>"), "\(byScript.text)")
+        // Undo: the done row offers it; by htmx the task's row comes back with its buttons, and Today lists it again.
+        #expect(byScript.text.contains("action=\"/tasks/\(taskID)/reopen\"") && byScript.text.contains(">Undo<span"), "\(byScript.text)")
+        let undone = try await fetch(stack, "POST", "/tasks/\(taskID)/reopen", form: ["plant": "Fig"],
+                                     headers: cookie.merging(own) { $1 }.merging(["HX-Request": "true"]) { $1 })
+        #expect(undone.status == 200 && undone.text.hasPrefix("<li id=\"task-\(taskID)\" class=\"task\"") && undone.text.contains(">Done<span")
+                && undone.text.contains("due today"), "\(undone.text)")
+        #expect(try await fetch(stack, "GET", "/today", headers: cookie).text.contains("id=\"task-\(taskID)\""), "undone: on Today again")
+        let redone = try await fetch(stack, "POST", "/tasks/\(taskID)/complete", form: [:], headers: cookie.merging(own) { $1 })
+        #expect(redone.status == 303)
         let after = try await fetch(stack, "GET", "/today", headers: cookie)
         #expect(!after.text.contains("id=\"task-\(taskID)\""), "the completed task left Today")
 
@@ -500,7 +509,8 @@ struct WebAppTests {
         let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
         let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
         #expect(screens.count == 18, "\(report)")
-        #expect(report["doneOnToday"] as? String == "Done: Water Fig", "Done on Today, by keyboard and htmx: \(report)")
+        #expect(report["undoneOnToday"] as? Bool == true, "Undo on Today: \(report)")
+        #expect(report["doneOnToday"] as? String == "Done: Water Fig Undo : Water Fig", "Done on Today, by keyboard and htmx: \(report)")
         #expect(report["edited"] as? Bool == true, "the location typed on the edit page shows on the plant's page: \(report)")
         for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
             #expect(violations.isEmpty, "\(screen): \(violations)")

@@ -1,7 +1,7 @@
 """The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
-session cookie, then opens Today (Done by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey
+session cookie, then opens Today (Done and Undo by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey
 added on a virtual authenticator); identifies a photo and adds the best candidate with it (with a photo given); asks
 Chromium whether the app is installable; opens My plants again offline, from the service worker, and not once signed
 out; and signs in again with the passkey alone, then removes it. On every screen, in light and dark theme:
@@ -150,6 +150,13 @@ def main():
             page.keyboard.press("Enter")
             page.wait_for_selector(".tasks li.done", timeout=15000)
             report["doneOnToday"] = " ".join(page.inner_text(".tasks li.done").split())
+            # Undo, by keyboard too: the task's row comes back with its buttons.
+            done_id = page.evaluate("document.querySelector('.tasks li.done').id")
+            page.evaluate("document.querySelector('.tasks li.done form.undo button').focus()")
+            page.keyboard.press("Enter")
+            page.wait_for_function(f"""() => {{ const row = document.getElementById({json.dumps(done_id)});
+                return row !== null && !row.classList.contains("done") && row.querySelector("button") !== null; }}""", timeout=15000)
+            report["undoneOnToday"] = page.locator(".tasks li.done").count() == 0
         page.goto(origin + "/plants")
         check(page, "plants", report, axe, folder)
         page.goto(origin + "/plants/p2")

@@ -13,22 +13,25 @@ extension WebApp {
         let strings = page.strings
         let late = Int(current.badge.overdue)
         let tasks: [[String: Any]] = current.tasks.enumerated().map { index, task in
-            let isLate = index < late
-            return [
-                "id": task.id, "what": Self.verb(task.type, strings), "plant": current.plantNames[task.plantID] ?? task.plantID,
-                "when": isLate ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
-                "overdue": isLate,
-            ]
+            Self.row(task, plant: current.plantNames[task.plantID] ?? task.plantID, overdue: index < late, strings)
         }
         let badge = strings.format("overdueAndToday", ["overdue": "\(current.badge.overdue)", "today": "\(current.badge.today)"])
         return render("today", page, ["title": strings.format("today"), "onToday": true, "tasks": tasks, "hasTasks": !tasks.isEmpty,
                                       "badge": badge])
     }
 
-    /// Done, put off to tomorrow or skipped; by htmx the task's row is swapped for one saying so (naming the plant as
-    /// the row did: `plantName`, sent with the form, only shown), without script Today comes back.
+    /// One task's row on Today.
+    static func row(_ task: Plantguide_Scheduling_V1_CareTask, plant: String, overdue: Bool, _ strings: [String: String]) -> [String: Any] {
+        ["id": task.id, "what": Self.verb(task.type, strings), "plant": plant, "overdue": overdue,
+         "when": overdue ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday")]
+    }
+
+    /// Done, put off to tomorrow, skipped, or the done or skip undone; by htmx the task's row is swapped for one
+    /// saying so (naming the plant as the row did: `plantName`, sent with the form, only shown), an undone one for
+    /// its row again; without script Today comes back.
     func act(_ page: PageRequest, on taskID: String, _ action: TaskAction, byScript: Bool, plantName: String? = nil) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
+        if action == .reopen { return await reopen(page, taskID, byScript: byScript, plantName: plantName) }
         let strings = page.strings
         let task: Plantguide_Scheduling_V1_CareTask?
         let outcome: String
@@ -51,19 +54,35 @@ extension WebApp {
             let answer = await call(Plantguide_Gateway_V1_GatewayService.skipTask, .with { $0.taskID = taskID }, token: page.token)
             guard case .success(let skipped) = answer else { return failurePage(page, answer) }
             (task, outcome) = (skipped.task, strings.format("skipped"))
+        case .reopen: return Self.redirect("/today")  // answered above
         }
         guard byScript, let task else { return Self.redirect("/today") }
-        let row = templates.render(["id": task.id, "what": Self.verb(task.type, strings), "plant": plantName ?? task.plantID, "outcome": outcome],
-                                   withTemplate: "task-done") ?? ""
-        return Self.html(row, status: .ok)
+        return fragment("task-done", page, ["id": task.id, "what": Self.verb(task.type, strings), "plant": plantName ?? task.plantID,
+                                            "outcome": outcome, "undoable": action != .snooze])
+    }
+
+    /// The task open again; by htmx its row as Today shows it (overdue when due before today in the person's time zone).
+    private func reopen(_ page: PageRequest, _ taskID: String, byScript: Bool, plantName: String?) async -> Response {
+        let answer = await call(Plantguide_Gateway_V1_GatewayService.reopenTask, .with { $0.taskID = taskID }, token: page.token)
+        guard case .success(let reopened) = answer else { return failurePage(page, answer) }
+        guard byScript else { return Self.redirect("/today") }
+        let settings = await call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
+        let timeZone = (try? settings.get())?.settings.timeZone ?? ""
+        let overdue = reopened.task.dueDate < Self.today(in: timeZone)
+        return fragment("task-row", page, Self.row(reopened.task, plant: plantName ?? reopened.task.plantID, overdue: overdue, page.strings))
     }
 
     /// Tomorrow's date (YYYY-MM-DD) in `timeZone` (UTC when empty or unknown).
     static func tomorrow(in timeZone: String, now: Date = Date()) -> String {
+        today(in: timeZone, now: now, after: 1)
+    }
+
+    /// Today's date (YYYY-MM-DD) in `timeZone` (UTC when empty or unknown), or the date `days` after it.
+    static func today(in timeZone: String, now: Date = Date(), after days: Int = 0) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!
-        let next = calendar.date(byAdding: .day, value: 1, to: now) ?? now
-        let parts = calendar.dateComponents([.year, .month, .day], from: next)
+        let day = calendar.date(byAdding: .day, value: days, to: now) ?? now
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 }

@@ -47,7 +47,7 @@ struct WebApp: Sendable {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-done", "identify", "identify-results", "plants", "plant", "plant-edit", "delete",
+        for name in ["head", "foot", "signin", "today", "task-row", "task-done", "identify", "identify-results", "plants", "plant", "plant-edit", "delete",
                      "settings", "error"] {
             guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
@@ -294,7 +294,7 @@ struct WebApp: Sendable {
         case photo
     }
 
-    /// The task id and the action of `/tasks/{id}/complete`, `…/snooze` or `…/skip`.
+    /// The task id and the action of `/tasks/{id}/complete`, `…/snooze`, `…/skip` or `…/reopen`.
     static func taskAction(_ path: String) -> (id: String, action: TaskAction)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[1] == "tasks", let action = TaskAction(rawValue: String(parts[3])), !parts[2].isEmpty,
@@ -309,6 +309,8 @@ struct WebApp: Sendable {
         case snooze
         /// This occurrence is not done; recurring care goes on from it.
         case skip
+        /// Undoes a completion or a skip.
+        case reopen
     }
 
     /// A form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), the first value of each name.

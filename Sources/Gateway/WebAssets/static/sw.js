@@ -10,7 +10,7 @@ const WORDS = __WORDS__;
 const CACHE = "plantguide-" + VERSION;
 const QUEUE = "plantguide-queue";
 const KEPT_PAGES = ["/today", "/plants"];
-const TASK_ACTION = /^\/tasks\/[^/]+\/(complete|snooze|skip)$/;
+const TASK_ACTION = /^\/tasks\/[^/]+\/(complete|snooze|skip|reopen)$/;
 
 self.addEventListener("install", event => {
   event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(SHELL)).then(() => self.skipWaiting()));
