@@ -168,6 +168,15 @@ struct WebAppTests {
                                                                              "notes": "Turn it weekly", "favorite": "on"],
                                      headers: cookie.merging(own) { $1 })
         #expect(edited.status == 303 && edited.headers["location"] == "/plants/p1")
+        // My plants: the search's words marked (escaped text around them), favourites only, ordered by name.
+        let searched = try await fetch(stack, "GET", "/plants?q=lyr&sort=name", headers: cookie)
+        #expect(searched.text.contains("<i>Ficus <mark>lyr</mark>ata</i>") && !searched.text.contains("Monstera")
+                && searched.text.contains("<option value=\"name\" selected>"), "\(searched.text)")
+        let marked = try await fetch(stack, "GET", "/plants?q=%3Cfig", headers: cookie)
+        #expect(marked.text.contains("<mark>&lt;fig</mark>&gt;"), "a match inside markup is marked and escaped: \(marked.text)")
+        let favorites = try await fetch(stack, "GET", "/plants?favorites=1", headers: cookie)
+        #expect(favorites.text.contains("href=\"/plants/p1\"") && !favorites.text.contains("href=\"/plants/p2\"")
+                && favorites.text.contains("name=\"favorites\" value=\"1\" checked"), "\(favorites.text)")
         let renamed = try await fetch(stack, "GET", "/plants/p1", headers: cookie)
         #expect(renamed.text.contains("<h1>Fiddle &lt;fig&gt;</h1>") && renamed.text.contains("Living room") && renamed.text.contains("Turn it weekly")
                 && renamed.text.contains("★"), "\(renamed.text)")

@@ -5,21 +5,35 @@ import PlantGuideRPC
 
 /// My plants and a plant's own page, and deleting one.
 extension WebApp {
-    func plants(_ page: PageRequest, query: String) async -> Response {
+    /// How My plants can be ordered: the form's value, the collection's sort, the catalog key of its label.
+    private static let sorts: [(value: String, sort: Plantguide_Collection_V1_PlantSort, key: String)] = [
+        ("added", .dateAdded, "sort.added"), ("name", .name, "sort.name"), ("family", .family, "sort.family"),
+    ]
+
+    /// My plants: the first 100 that match the search (its words marked in the names) and the filters.
+    func plants(_ page: PageRequest, query: String, favoritesOnly: Bool = false, sort: String = "added") async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
+        let chosen = Self.sorts.first { $0.value == sort } ?? Self.sorts[0]
         let listed = await call(Plantguide_Gateway_V1_GatewayService.listPlants, .with {
             $0.filter.query = query
             $0.filter.pageSize = 100
+            $0.filter.favoritesOnly = favoritesOnly
+            $0.filter.sort = chosen.sort
+            $0.filter.descending = chosen.sort == .dateAdded  // the newest first
         }, token: page.token)
         guard case .success(let answer) = listed else { return failurePage(page, listed) }
+        let strings = page.strings
         let plants: [[String: Any]] = answer.page.plants.map { plant in
-            var card: [String: Any] = ["id": plant.id, "name": Self.displayName(plant), "scientificName": plant.scientificName,
-                                       "favorite": plant.favorite]
+            var card: [String: Any] = ["id": plant.id, "name": Self.highlighted(Self.displayName(plant), query: query),
+                                       "scientificName": Self.highlighted(plant.scientificName, query: query), "favorite": plant.favorite]
             if let photo = plant.photos.first { card["photo"] = Self.picture(photo, longerSide: 256) }
             return card
         }
-        return render("plants", page, ["title": page.strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty,
-                                       "query": query, "count": page.strings.format("plantCount", ["count": "\(answer.page.totalMatching)"])])
+        return render("plants", page, [
+            "title": strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty, "query": query,
+            "count": strings.format("plantCount", ["count": "\(answer.page.totalMatching)"]), "favoritesOnly": favoritesOnly,
+            "sorts": Self.sorts.map { ["value": $0.value, "label": strings.format($0.key), "chosen": $0.value == chosen.value] },
+        ])
     }
 
     /// - Parameter photoError: why a photo added from the page was refused, said beside its field.

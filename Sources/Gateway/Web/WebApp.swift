@@ -118,7 +118,10 @@ struct WebApp: Sendable {
         case (.get, "/identify"): return identifyPage(page)
         case (.post, "/identify"): return await identify(page, request, byScript: request.headers[Self.htmxRequest] == "true")
         case (.post, "/identify/add"): return await addIdentified(page, request, byScript: request.headers[Self.htmxRequest] == "true")
-        case (.get, "/plants"): return await plants(page, query: request.uri.queryParameters["q"].map(String.init) ?? "")
+        case (.get, "/plants"):
+            let query = request.uri.queryParameters
+            return await plants(page, query: query["q"].map(String.init) ?? "", favoritesOnly: query["favorites"] == "1",
+                                sort: query["sort"].map(String.init) ?? "added")
         case (.get, "/settings"):
             let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { first, _ in first }
             return await settings(page, SettingsShown(notice: Self.settingsNotice(query, page.strings)))
