@@ -169,6 +169,7 @@ public final class GatewayRPCService: RPCService {
         authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }
         authenticated(Methods.getPlantDetails, .read) { try await plants.details($0.plantID, as: $1) }
         authenticated(Methods.listPlants, .read) { try await plants.list($0, as: $1) }
+        authenticated(Methods.getCollectionStatistics, .read) { try await plants.statistics(as: $1) }
         authenticated(Methods.updatePlant, .write) { try await plants.update($0, as: $1) }
         authenticated(Methods.setFavorite, .write) { try await plants.setFavorite($0, as: $1) }
         authenticated(Methods.getCareInfo, .read) { try await plants.care($0, as: $1) }

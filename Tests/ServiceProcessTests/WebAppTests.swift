@@ -174,6 +174,8 @@ struct WebAppTests {
                 && searched.text.contains("<option value=\"name\" selected>"), "\(searched.text)")
         let marked = try await fetch(stack, "GET", "/plants?q=%3Cfig", headers: cookie)
         #expect(marked.text.contains("<mark>&lt;fig</mark>&gt;"), "a match inside markup is marked and escaped: \(marked.text)")
+        // The whole collection in numbers, as the collection counts them (the fig is a favourite by now).
+        #expect(searched.text.contains("Plants: 3 · favourites: 1 · families: 1 · added this month: 3"), "\(searched.text)")
         let favorites = try await fetch(stack, "GET", "/plants?favorites=1", headers: cookie)
         #expect(favorites.text.contains("href=\"/plants/p1\"") && !favorites.text.contains("href=\"/plants/p2\"")
                 && favorites.text.contains("name=\"favorites\" value=\"1\" checked"), "\(favorites.text)")

@@ -192,6 +192,16 @@ struct PlantUseCases: Sendable {
         return .with { $0.page = page }
     }
 
+    /// The collection's statistics, "this month" in the time zone of the person's reminders (UTC when scheduling
+    /// does not answer: the numbers are still right, the month's edge may be a few hours off).
+    func statistics(as caller: Caller) async throws -> Plantguide_Gateway_V1_GetCollectionStatisticsResponse {
+        let preferences = await partial { try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller) }
+        var timeZone = ""
+        if case .answered(let found) = preferences { timeZone = found.preferences.timeZone }
+        let statistics = try await services.call(services.collection, Collection.getStatistics, .with { $0.timeZone = timeZone }, as: caller)
+        return .with { $0.statistics = statistics }
+    }
+
     /// Schedules first, then the plant; recorded as pending before either, so that an interruption anywhere is
     /// finished by the sweeper and never leaves tasks of a deleted plant.
     func delete(_ plantID: String, as caller: Caller) async throws -> Plantguide_Gateway_V1_DeletePlantResponse {

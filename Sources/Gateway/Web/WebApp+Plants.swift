@@ -14,6 +14,7 @@ extension WebApp {
     func plants(_ page: PageRequest, query: String, favoritesOnly: Bool = false, sort: String = "added") async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
         let chosen = Self.sorts.first { $0.value == sort } ?? Self.sorts[0]
+        async let numbers = call(Plantguide_Gateway_V1_GatewayService.getCollectionStatistics, .init(), token: page.token)
         let listed = await call(Plantguide_Gateway_V1_GatewayService.listPlants, .with {
             $0.filter.query = query
             $0.filter.pageSize = 100
@@ -29,11 +30,20 @@ extension WebApp {
             if let photo = plant.photos.first { card["photo"] = Self.picture(photo, longerSide: 256) }
             return card
         }
-        return render("plants", page, [
+        var values: [String: Any] = [
             "title": strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty, "query": query,
             "count": strings.format("plantCount", ["count": "\(answer.page.totalMatching)"]), "favoritesOnly": favoritesOnly,
             "sorts": Self.sorts.map { ["value": $0.value, "label": strings.format($0.key), "chosen": $0.value == chosen.value] },
-        ])
+        ]
+        // The whole collection in numbers; the page goes without them when the collection cannot count.
+        if case .success(let counted) = await numbers, counted.statistics.totalPlants > 0 {
+            let statistics = counted.statistics
+            values["statistics"] = strings.format("statistics", [
+                "plants": "\(statistics.totalPlants)", "favorites": "\(statistics.favorites)", "families": "\(statistics.plantsPerFamily.count)",
+                "month": "\(statistics.addedThisMonth)",
+            ])
+        }
+        return render("plants", page, values)
     }
 
     /// - Parameter photoError: why a photo added from the page was refused, said beside its field.

@@ -197,6 +197,13 @@ public enum Plantguide_Gateway_V1_GatewayService {
         http: HTTPBinding(verb: "GET", path: "/v1/plants", body: "")
     )
 
+    /// `/plantguide.gateway.v1.GatewayService/GetCollectionStatistics` (idempotent)
+    public static let getCollectionStatistics = RPCMethod<Plantguide_Gateway_V1_GetCollectionStatisticsRequest, Plantguide_Gateway_V1_GetCollectionStatisticsResponse>(
+        path: "/plantguide.gateway.v1.GatewayService/GetCollectionStatistics",
+        isIdempotent: true,
+        http: HTTPBinding(verb: "GET", path: "/v1/statistics", body: "")
+    )
+
     /// `/plantguide.gateway.v1.GatewayService/UpdatePlant` (idempotent)
     public static let updatePlant = RPCMethod<Plantguide_Gateway_V1_UpdatePlantRequest, Plantguide_Gateway_V1_UpdatePlantResponse>(
         path: "/plantguide.gateway.v1.GatewayService/UpdatePlant",
@@ -471,7 +478,7 @@ public enum Plantguide_Gateway_V1_GatewayService {
     )
 
     /// Every method of the service, in .proto order.
-    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, reopenTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword, beginPasskeyRegistration, createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, createPasskeySession]
+    public static let methods: [any AnyRPCMethod] = [identifyPlant, savePlant, getPlantDetails, listPlants, getCollectionStatistics, updatePlant, setFavorite, getCareInfo, deletePlant, addPlantPhoto, getPhoto, deletePlantPhoto, listTasks, completeTasks, snoozeTask, skipTask, reopenTask, getSettings, putSettings, exportCollection, importCollection, deleteAllData, createCalendarLink, revokeCalendarLink, createPushSubscription, deletePushSubscription, listPushSubscriptions, getPushKey, shareCollection, listShares, revokeShare, getStatus, createAccount, createSession, listSessions, deleteSession, signOutOtherSessions, changePassword, beginPasskeyRegistration, createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, createPasskeySession]
 }
 
 /// Methods of `plantguide.health.v1.Health` (plantguide/health/v1/health.proto).

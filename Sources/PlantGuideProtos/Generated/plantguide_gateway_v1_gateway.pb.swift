@@ -270,6 +270,37 @@ public nonisolated struct Plantguide_Gateway_V1_ListPlantsRequest: Sendable {
   fileprivate var _filter: Plantguide_Collection_V1_ListPlantsRequest? = nil
 }
 
+public nonisolated struct Plantguide_Gateway_V1_GetCollectionStatisticsRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Plantguide_Gateway_V1_GetCollectionStatisticsResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var statistics: Plantguide_Collection_V1_GetStatisticsResponse {
+    get {_statistics ?? Plantguide_Collection_V1_GetStatisticsResponse()}
+    set {_statistics = newValue}
+  }
+  /// Returns true if `statistics` has been explicitly set.
+  public var hasStatistics: Bool {self._statistics != nil}
+  /// Clears the value of `statistics`. Subsequent reads from it will return its default value.
+  public mutating func clearStatistics() {self._statistics = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _statistics: Plantguide_Collection_V1_GetStatisticsResponse? = nil
+}
+
 public nonisolated struct Plantguide_Gateway_V1_ListPlantsResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1410,6 +1441,59 @@ nonisolated extension Plantguide_Gateway_V1_ListPlantsRequest: SwiftProtobuf.Mes
 
   public static func ==(lhs: Plantguide_Gateway_V1_ListPlantsRequest, rhs: Plantguide_Gateway_V1_ListPlantsRequest) -> Bool {
     if lhs._filter != rhs._filter {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_GetCollectionStatisticsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetCollectionStatisticsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_GetCollectionStatisticsRequest, rhs: Plantguide_Gateway_V1_GetCollectionStatisticsRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Plantguide_Gateway_V1_GetCollectionStatisticsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetCollectionStatisticsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}statistics\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._statistics) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._statistics {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Plantguide_Gateway_V1_GetCollectionStatisticsResponse, rhs: Plantguide_Gateway_V1_GetCollectionStatisticsResponse) -> Bool {
+    if lhs._statistics != rhs._statistics {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
