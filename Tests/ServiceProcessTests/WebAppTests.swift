@@ -492,6 +492,10 @@ struct WebAppTests {
         // With Today open, the basil saved by the page reminds, and the page says so as it arrives.
         #expect(report["liveNoticeAxe-light"] as? [String] == [] && report["liveNoticeAxe-dark"] as? [String] == [], "\(report)")
         #expect(report["savedWhileOpen"] as? Int == 200 && report["liveNotice"] as? String == "Reminder: Water Basil Open Today Dismiss", "\(report)")
+        // Watering reminders off: the mint's watering is planned, and neither the page nor the push service hears of it.
+        #expect(report["savedAfterOff"] as? Int == 200 && report["quietPlanned"] as? Int == 1, "\(report)")
+        #expect(report["noticesAfterOff"] as? [String] == [], "\(report)")
+        #expect(!service.messages.contains { $0.json?["plantId"] as? String == "quiet" }, "a reminder of the mint reached the push service")
         // Offline: kept and said so; online again: sent once, nothing left.
         #expect(report["offlineTaskFound"] as? Bool == true, "\(report)")
         #expect((report["offlineRow"] as? String)?.hasPrefix("Kept on this device") == true && report["keptWhileOffline"] as? Int == 1, "\(report)")
@@ -542,6 +546,9 @@ struct WebAppTests {
         #expect(report["identifiedSeenThroughFirst"] as? Bool == true, "\(report)")
         // A passkey added in Settings (its row: the name given, when), then a sign-in with it alone.
         #expect((report["passkeyAdded"] as? String)?.hasPrefix("Test phone · Added ") == true, "\(report)")
+        let export = report["export"] as? [String: Any] ?? [:]
+        #expect((export["name"] as? String)?.hasPrefix("plantguide-") == true && export["ustar"] as? Bool == true
+                && (export["bytes"] as? Int ?? 0) > 1_024, "the download: \(export)")
         #expect(report["passkeySignIn"] as? Bool == true && report["passkeysAfterRemoval"] as? Int == 0, "\(report)")
         #expect(report["firstFocus"] as? String == "Skip to content")
         #expect(report["installability"] as? [String] == [], "installability errors: \(report["installability"] ?? "")")

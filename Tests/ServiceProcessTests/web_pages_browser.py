@@ -2,7 +2,7 @@
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
 session cookie, then opens Today (Done and Undo by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey
-added on a virtual authenticator); identifies a photo and adds the best candidate with it (with a photo given); asks
+added on a virtual authenticator, all the data downloaded); identifies a photo and adds the best candidate with it (with a photo given); asks
 Chromium whether the app is installable; opens My plants again offline, from the service worker, and not once signed
 out; and signs in again with the passkey alone, then removes it. On every screen, in light and dark theme:
 axe-core's WCAG 2.2 A/AA rules (axe-playwright-python), the Content-Security-Policy violations the page reported,
@@ -184,6 +184,14 @@ def main():
         page.click("#passkey-create")
         page.wait_for_url("**/settings?done=passkeyAdded")
         report["passkeyAdded"] = " ".join(page.inner_text("#passkeys .rows").split())
+        # Download all my data: a tar archive, saved under the name the gateway gives.
+        with page.expect_download() as downloading:
+            page.click("a[href='/settings/export']")
+        download = downloading.value
+        with open(download.path(), "rb") as archive:
+            head = archive.read(512)
+        report["export"] = {"name": download.suggested_filename, "ustar": head[257:262] == b"ustar",
+                            "bytes": os.path.getsize(download.path())}
 
         # Identify: a photo chosen, its candidates swapped in by htmx, and "Add to my plants" with the photo still in
         # the form: the plant's page, and the photo kept with the plant.

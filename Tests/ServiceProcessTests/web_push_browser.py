@@ -9,6 +9,8 @@ Given a signed-in session (its cookie) and the payload of a reminder that reache
   it, and reports whether the task left Today;
 - with Today open, saves a plant (OFFLINE_PLANT_ID, whose watering reminds at once) and reports the notice the
   page shows when its reminder arrives on the gateway's event stream, and what axe-core finds with it shown;
+- turns watering reminders off in Settings, saves a plant, and reports what Today then shows of it (its task
+  planned, no reminder);
 - completes another task on Today with the connection gone (the page is the copy the service worker kept), reports
   what the row says, comes back online, and reports whether the task was completed, how many of its kind are planned
   and what the service worker still keeps.
@@ -122,6 +124,21 @@ def main():
             page.emulate_media(color_scheme=theme)
             violations = Axe().run(page, options=AXE_RULES).response["violations"]
             report[f"liveNoticeAxe-{theme}"] = [violation["id"] for violation in violations]
+
+        # Watering reminders turned off in Settings (by the form, as a person does): a plant added then plans its
+        # watering, and no reminder of it comes while Today stays open.
+        page.goto(origin + "/settings")
+        page.uncheck("#type-watering")
+        page.click("#reminders-heading ~ form button[type=submit]")
+        page.wait_for_url("**/settings?done=saved")
+        page.goto(origin + "/today")
+        wait_for(page, "document.getElementById('live-reminders').dataset.connected === 'true'")
+        report["savedAfterOff"] = page.evaluate("""async () => (await fetch("/v1/plants/quiet", {method: "PUT", credentials: "same-origin",
+            headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({plant: {scientificName: "Mentha spicata", customName: "Mint"}})})).status""")
+        report["quietPlanned"] = len([t for t in page.evaluate(TASKS, "view=VIEW_DUE") if t["plantId"] == "quiet"])
+        time.sleep(3)  # a reminder comes within a few tenths of a second here (the basil's did)
+        report["noticesAfterOff"] = page.evaluate("[...document.querySelectorAll('.live-notice')].map(n => n.textContent)")
 
         # Without a connection: Today as last seen, a task done there, kept; back online, sent once.
         page.goto(origin + "/today")
