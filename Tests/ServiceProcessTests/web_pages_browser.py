@@ -1,4 +1,4 @@
-"""The web app's screens in headless Chromium, for WebAppTests and Scripts/screens.
+"""The web app's screens in headless Chromium, for WebAppBrowserTests and Scripts/screens.
 
 Signs up through the sign-up form by keyboard alone (Tab, type, Enter), saves plants through the JSON API with the
 session cookie, then opens Today (Done and Undo by keyboard), My plants, a plant (edited by keyboard) and Settings (a passkey

@@ -1,4 +1,4 @@
-"""Reminders on a phone, in headless Chromium, for WebAppTests: notifications and tasks done without a connection.
+"""Reminders on a phone, in headless Chromium, for WebAppBrowserTests: notifications, live notices, offline tasks.
 
 Given a signed-in session (its cookie) and the payload of a reminder that reached the fake push service, this:
 - opens Settings and presses "Turn on notifications", and reports what the page then says (headless Chromium has
