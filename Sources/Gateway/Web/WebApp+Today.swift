@@ -20,10 +20,13 @@ extension WebApp {
                                       "badge": badge])
     }
 
-    /// One task's row on Today.
+    /// One task's row on Today. It carries its buttons' words itself: a value of the row is found at once, where
+    /// `strings.done` is looked for through every context around the row, fifty times a page.
     static func row(_ task: Plantguide_Scheduling_V1_CareTask, plant: String, overdue: Bool, _ strings: [String: String]) -> [String: Any] {
-        ["id": task.id, "what": Self.verb(task.type, strings), "plant": plant, "overdue": overdue,
-         "when": overdue ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday")]
+        let what = Self.verb(task.type, strings)
+        return ["id": task.id, "what": what, "plant": plant, "overdue": overdue, "label": "\(what) \(plant)",
+                "when": overdue ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
+                "doneLabel": strings["done"] ?? "", "snoozeLabel": strings["snooze"] ?? "", "skipLabel": strings["skip"] ?? ""]
     }
 
     /// Done, put off to tomorrow, skipped, or the done or skip undone; by htmx the task's row is swapped for one

@@ -46,6 +46,7 @@ struct WebApp: Sendable {
          timeout: Duration = .seconds(30), maxUploadBytes: Int = 16 << 20) throws {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
+        HTMLEscaping.registered  // before the templates, whose pragma names it
         var loaded: [String: MustacheTemplate] = [:]
         for name in ["head", "foot", "signin", "today", "task-row", "task-done", "identify", "identify-results", "plants", "plant", "plant-edit", "delete",
                      "settings", "error"] {
