@@ -30,10 +30,15 @@ struct BrowserSession: Sendable {
 
     /// The session token of the request's cookies, if any (either name).
     static func token(in request: Request) -> String? {
+        cookie(in: request) { $0 == plainName || $0 == hostOnlyName }
+    }
+
+    /// The value of the first non-empty cookie of `request` whose name `wanted` accepts.
+    static func cookie(in request: Request, named wanted: (String) -> Bool) -> String? {
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, parts[0] == plainName || parts[0] == hostOnlyName, !parts[1].isEmpty else { continue }
+                guard parts.count == 2, wanted(parts[0]), !parts[1].isEmpty else { continue }
                 return parts[1]
             }
         }

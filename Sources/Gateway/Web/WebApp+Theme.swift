@@ -14,7 +14,7 @@ extension WebApp {
 
         /// The theme the request's cookie chose; `system` without one.
         init(request: Request) {
-            self = WebApp.cookie(Self.cookieName, in: request).flatMap(Theme.init(rawValue:)) ?? .system
+            self = BrowserSession.cookie(in: request) { $0 == Self.cookieName }.flatMap(Theme.init(rawValue:)) ?? .system
         }
 
         /// The page's `color-scheme`: what the browser's own controls and scroll bars follow.
@@ -37,19 +37,8 @@ extension WebApp {
 
         /// The units the request's cookie chose; metric without one.
         init(request: Request) {
-            self = WebApp.cookie(Self.cookieName, in: request).flatMap(Units.init(rawValue:)) ?? .metric
+            self = BrowserSession.cookie(in: request) { $0 == Self.cookieName }.flatMap(Units.init(rawValue:)) ?? .metric
         }
-    }
-
-    /// The value of the cookie `name` in `request`, if it has one.
-    static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if parts.count == 2, parts[0] == name { return parts[1] }
-            }
-        }
-        return nil
     }
 
     /// Keeps the chosen theme and units for a year (a value it does not know leaves that choice as it was).
