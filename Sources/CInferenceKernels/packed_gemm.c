@@ -12,9 +12,6 @@
 /// A 1 MB L2 (Zen 4 and 5, Ice Lake), and what of it an operand may fill beside the other's stream.
 enum { L2 = 1024 * 1024, L2_SHARE = L2 / 2 };
 
-/// Products this deep or less store their tiles so often that the order of their stores decides their speed.
-enum { SHALLOW = 64 };
-
 long pg_packed_weights_size(int m, int k) { return (long)((m + PANEL - 1) / PANEL) * PANEL * k; }
 
 long pg_packed_columns_size(int k, int n) { return (long)((n + TILE - 1) / TILE) * TILE * k; }
@@ -128,13 +125,22 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     const long ahead = tile_stride == (long)k * x_pitch ? STREAM_AHEAD * x_pitch : tile_stride;
     const long x_bytes = (long)k * (tile_stride == TILE ? n : ((n + TILE - 1) / TILE) * TILE) * 4;
     const long packed_bytes = (long)panels * PANEL * k * 4;
-    const int panel_first = (x_bytes <= L2_SHARE && packed_bytes > L2) || (x_bytes <= L2 && k <= SHALLOW);
+    const int panel_first = (x_bytes <= L2_SHARE && packed_bytes > L2) || (x_bytes <= L2 && k <= SHALLOW_K);
     const int tiled = x_pitch == TILE && tile_stride == (long)k * TILE;
     // AVX2's blocks read a tile in several passes: where each panel takes every tile, which are in L2 but not L1
     // after the first panel's, each panel fetches ahead what its next chunk will read. (Where each tile takes every
     // panel, the tile stays close enough: fetching it again cost ConvNeXt-tiny's deep stages a fifth more time.)
     const int refetch = panel_tile == pg_panel_tile_avx2 && panel_first;
-    if (panel_tile == pg_panel_tile_avx2 && !tiled && k > SHALLOW
+    if (panel_tile == pg_panel_tile_avx2 && k <= SHALLOW_K && tile_stride == TILE && !column_bias) {
+        const int done = pg_shallow_gemm_avx2(packed, m, k, x, n, x_pitch, y, bias, activation, low_bound, high_bound, panel_first);
+        for (int n0 = done; n0 < n; n0 += TILE) {
+            for (int p = 0; p < panels; p++) {
+                panel_tile(packed, m, k, x, x_pitch, tile_stride, 0, 0, y, n, p, n0, bias, NULL, activation, low_bound, high_bound);
+            }
+        }
+        return;
+    }
+    if (panel_tile == pg_panel_tile_avx2 && !tiled && k > SHALLOW_K
         && gemm_copying_x(packed, m, k, x, n, x_pitch, y, bias, column_bias, activation, low_bound, high_bound, panel_first, refetch,
                           panel_tile)) {
         return;
@@ -143,7 +149,7 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
         // Each panel of weights against every tile of x, which stays in L2, where the other order reads the
         // weights again for every tile or writes all of y's rows at once. Two cases: more weights than L2 holds
         // against few columns (a 1×1 convolution on a 7×7 plane: each panel is read from L3 once), and a shallow
-        // product (k ≤ SHALLOW, an expanding 1×1 convolution: 16 → 96 channels of 112×112), where a tile's stores
+        // product (k ≤ SHALLOW_K, an expanding 1×1 convolution: 16 → 96 channels of 112×112), where a tile's stores
         // come every few steps and eight rows written in order are eight streams, not 96 (4.1 → 3.3 ms at batch 8).
         for (int p = 0; p < panels; p++) {
             for (int n0 = 0; n0 < n; n0 += TILE) {

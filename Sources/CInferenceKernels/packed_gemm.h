@@ -7,6 +7,9 @@
 enum { PANEL = 8, TILE = 32 };
 /// Steps of k the weights and a streamed X are fetched ahead.
 enum { AHEAD = 32, STREAM_AHEAD = 64 };
+/// Products this deep or less store their tiles so often that the order of their stores, and all that is done around
+/// a tile's multiply-adds, decide their speed.
+enum { SHALLOW_K = 64 };
 
 /// One panel `p` of 8 rows of y against one tile of 32 columns from `n0` (fewer where n ends), over all of k,
 /// plus the biases and the activation. `prefetch` 1: this call brings the tile in from memory, and fetches ahead
@@ -21,5 +24,10 @@ pg_panel_tile pg_panel_tile_avx2;
 /// Copies the tiles of x from column `n0` up to `end` (row-major, rows `x_pitch` apart) into `tiles`, each k rows of
 /// 32 floats with zeros past n: the layout pg_pack_columns writes.
 void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int n0, int end, float *tiles);
+
+/// pg_packed_gemm on AVX2 for a shallow product (k ≤ SHALLOW_K) of rows of the full width (tile stride TILE), no
+/// column biases: the whole tiles, panel by panel (`panel_first`) or tile by tile. Returns the columns done.
+int pg_shallow_gemm_avx2(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y, const float *bias,
+                         int activation, float low_bound, float high_bound, int panel_first);
 
 #endif

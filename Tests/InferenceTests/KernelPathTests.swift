@@ -37,6 +37,8 @@ import Testing
 
     @Test("the packed product matches a plain one at every edge of its panels and tiles", arguments: [
         (1, 1, 1), (1, 9, 33), (1, 64, 100), (3, 5, 7), (4, 17, 16), (8, 32, 32), (9, 3, 65), (13, 70, 45), (16, 130, 96), (24, 27, 12544 / 8),
+        // Shallow (k ≤ 64, AVX2 takes its own kernel): a last panel of five rows, of one, a last tile of 8 columns.
+        (21, 16, 1000), (17, 64, 72),
         // Weights larger than L2 against few columns: each panel against every tile, the tiles copied first on AVX2.
         (520, 600, 49),
     ])
