@@ -264,7 +264,7 @@ let package = Package(
                            "PlantGuideWebPush", .product(name: "Crypto", package: "swift-crypto")],
             // Run as processes of their own: to decode the spans the tracing test's collector received, and to drive
             // Chromium through passkey ceremonies and the web app's screens.
-            exclude: ["otlp_spans.py", "passkey_browser.py", "web_pages_browser.py"],
+            exclude: ["otlp_spans.py", "passkey_browser.py", "web_pages_browser.py", "web_push_browser.py"],
             swiftSettings: strict
         ),
     ]

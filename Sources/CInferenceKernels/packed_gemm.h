@@ -25,6 +25,11 @@ pg_panel_tile pg_panel_tile_avx2;
 /// 32 floats with zeros past n: the layout pg_pack_columns writes.
 void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int n0, int end, float *tiles);
 
+/// Panel `p` against the last tile, from column `n0` (at most 24 columns, its rows TILE floats apart and readable for
+/// all of them: packed or copied), clamped to `bounds` (low, high) after the biases: a narrow tile on AVX2.
+void pg_narrow_tile_avx2(const float *packed, int m, int k, const float *x, long tile_stride, float *y, int n, int p, int n0,
+                         const float *bias, const float *column_bias, const float *bounds);
+
 /// pg_packed_gemm on AVX2 for a shallow product (k ≤ SHALLOW_K) of rows of the full width (tile stride TILE), no
 /// column biases: the whole tiles, panel by panel (`panel_first`) or tile by tile. Returns the columns done.
 int pg_shallow_gemm_avx2(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y, const float *bias,

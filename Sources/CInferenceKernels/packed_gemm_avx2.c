@@ -8,7 +8,7 @@
 #include "packed_gemm.h"
 
 #if defined(__x86_64__)
-#include "avx2_helpers.h"
+#include "avx2_block.h"
 
 /// value + bias + column_bias, clamped to [bounds[0], bounds[1]]: the activation as bounds (±infinity for none, 0 and
 /// +infinity for Relu), with no branch. The bounds are read from memory when a block is done: in registers across its
@@ -294,9 +294,8 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
                                 int prefetch, float *y, int n, int p, int n0, const float *bias, const float *column_bias,
                                 int activation, float low_bound, float high_bound) {
     // The activation as bounds to clamp to, so that storing needs no branch per vector.
-    const float infinity = __builtin_inff();
-    const float bounds[2] = {activation == PG_ACTIVATION_NONE ? -infinity : activation == PG_ACTIVATION_RELU ? 0.0f : low_bound,
-                             activation == PG_ACTIVATION_CLIP ? high_bound : infinity};
+    float bounds[2];
+    pg_activation_bounds(activation, low_bound, high_bound, bounds);
     const long columns = n - n0 < TILE ? n - n0 : TILE;
     const float *w = packed + (long)p * k * PANEL;
     const float *source = x + (long)(n0 / TILE) * tile_stride;
@@ -304,8 +303,11 @@ PG_AVX2 void pg_panel_tile_avx2(const float *packed, int m, int k, const float *
     // Rows of the tile one after another (packed or copied): the next chunk follows this one in memory, and each row
     // has all 32 floats (zeros past n), so that even the last tile loads whole vectors.
     const int stream = x_pitch == TILE;
-    // Whole tiles (the common case) load and store whole vectors; a packed or copied last tile loads them whole too.
-    if (columns == TILE) {
+    // Whole tiles (the common case) load and store whole vectors; a packed or copied last tile loads them whole too,
+    // and where it is narrow, through blocks as wide as it is.
+    if (stream && columns <= 24 && m - row0 > 1) {
+        pg_narrow_tile_avx2(packed, m, k, x, tile_stride, y, n, p, n0, bias, column_bias, bounds);
+    } else if (columns == TILE) {
         panel_tile(w, m, k, source, x_pitch, 1, 1, columns, row0, y, n, n0, bias, column_bias, bounds, ahead, prefetch, stream);
     } else if (stream) {
         panel_tile(w, m, k, source, x_pitch, 1, 0, columns, row0, y, n, n0, bias, column_bias, bounds, ahead, prefetch, stream);
