@@ -52,6 +52,40 @@ func broadcastPairs(_ a: [Int], _ b: [Int]) throws(InferenceError) -> (shape: [I
 }
 
 /// y[i] = x[sources[i]] for every i.
+/// A map of output elements to input elements (as `gather` takes it), kept as runs of consecutive elements where it
+/// has long ones: a Gather of one index on the first axis, or a Slice or Split of the last axes, copies whole blocks.
+/// (A ViT's three Gathers of Q, K and V a layer copied element by element through the map took 4 % of its time.)
+struct ElementMoves: Sendable {
+    private enum Storage {
+        case runs([(destination: Int, source: Int, count: Int)])
+        case elements([Int])
+    }
+    private let storage: Storage
+
+    init(_ sources: [Int]) {
+        var runs: [(destination: Int, source: Int, count: Int)] = []
+        var start = 0
+        while start < sources.count, runs.count * 8 <= sources.count {
+            var end = start + 1
+            while end < sources.count && sources[end] == sources[end - 1] + 1 { end += 1 }
+            runs.append((start, sources[start], end - start))
+            start = end
+        }
+        // Runs of eight elements or more on average, else the map itself: a run per element costs more.
+        storage = start >= sources.count ? .runs(runs) : .elements(sources)
+    }
+
+    /// y[i] = x[sources[i]] for every i.
+    func apply(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
+        switch storage {
+        case .runs(let runs):
+            for run in runs { (y + run.destination).update(from: x + run.source, count: run.count) }
+        case .elements(let sources):
+            gather(x, sources, into: y)
+        }
+    }
+}
+
 func gather(_ x: UnsafePointer<Float>, _ sources: [Int], into y: UnsafeMutablePointer<Float>) {
     sources.withUnsafeBufferPointer { map in
         for i in map.indices { y[i] = x[map[i]] }

@@ -59,9 +59,9 @@ extension ElementMoving {
     }
 
     func kernel(inputs: [ValueInfo?], outputs: [ValueInfo]) throws(InferenceError) -> Kernel? {
-        let maps = try sources(inputs).map(\.sources)
+        let moves = try sources(inputs).map { ElementMoves($0.sources) }
         return { inputs, outputs in
-            for (map, y) in zip(maps, outputs) { gather(inputs[0]!, map, into: y) }
+            for (move, y) in zip(moves, outputs) { move.apply(inputs[0]!, into: y) }
         }
     }
 }
