@@ -78,7 +78,11 @@ PG_BODY void pg_depthwise_conv2d_body(const pg_window *w, const float *input, co
         if (w->stride_x == 2) { depthwise3x3(w, plane, pitch, weights, bias, output, 2); return; }
     }
     if (w->stride_y == 1 && w->stride_x == 1 && w->dilation_y == 1 && w->dilation_x == 1 && pg_isa() >= PG_ISA_AVX2) {
-        if (pg_isa() == PG_ISA_AVX512) {
+        // AVX-512 where its vectors of 16 are as full as AVX2's of 8 (rows of 14 or 28 columns); AVX2 where they are
+        // not (7 columns: 16 lanes for 7, 8 for 7), which on Zen 4 is also the faster (0.19 -> 0.15 ms for 768
+        // planes of 7×7 and a 7×7 filter).
+        const int ow16 = (ow + 15) / 16 * 16, ow8 = (ow + 7) / 8 * 8;
+        if (pg_isa() == PG_ISA_AVX512 && ow16 == ow8) {
             pg_depthwise_unit_stride_avx512(w, plane, pitch, weights, bias, output);
         } else {
             pg_depthwise_unit_stride_avx2(w, plane, pitch, weights, bias, output);

@@ -125,6 +125,37 @@ import Testing
         #expect(worstFlat < 1e-5, "\(InferenceISA.current), \(height)×\(width) flat: \(worstFlat)")
     }
 
+    @Test("depthwise k×k at stride 1 matches a plain loop, for rows of blocks, of single vectors and fewer than eight", arguments: [
+        (7, 7, 7), (14, 14, 7), (28, 28, 7), (56, 56, 7), (9, 33, 5), (13, 70, 5), (3, 5, 3),
+    ])
+    func depthwiseUnitStride(_ shape: (Int, Int, Int)) {
+        let (height, width, size) = shape
+        var random = SeededRandom(seed: UInt64(height * 1000 + width * 10 + size))
+        let input = (0..<height * width).map { _ in random.nextFloat() }, weights = (0..<size * size).map { _ in random.nextFloat() }
+        var window = pg_window(height: Int32(height), width: Int32(width), out_height: Int32(height), out_width: Int32(width),
+                               kernel_y: Int32(size), kernel_x: Int32(size), stride_y: 1, stride_x: 1, dilation_y: 1, dilation_x: 1,
+                               pad_top: Int32(size / 2), pad_left: Int32(size / 2))
+        var output = [Float](repeating: .nan, count: height * width + 64)
+        var scratch = [Float](repeating: 0, count: pg_padded_plane_size(&window) + 64)
+        pg_depthwise_conv2d(&window, input, weights, 0.25, &output, &scratch)
+        var worst = 0.0
+        for oy in 0..<height {
+            for ox in 0..<width {
+                var sum = 0.25
+                for ky in 0..<size {
+                    for kx in 0..<size {
+                        let (y, x) = (oy + ky - size / 2, ox + kx - size / 2)
+                        guard (0..<height).contains(y), (0..<width).contains(x) else { continue }
+                        sum += Double(weights[ky * size + kx]) * Double(input[y * width + x])
+                    }
+                }
+                worst = max(worst, abs(Double(output[oy * width + ox]) - sum))
+            }
+        }
+        #expect(output[(height * width)...].allSatisfy { $0.isNaN }, "wrote past the plane")
+        #expect(worst < 1e-5, "\(InferenceISA.current), \(height)×\(width), \(size)×\(size): \(worst)")
+    }
+
     @Test("every second float of a row, at every length around a vector's")
     func stridedCopy() {
         let source = (0..<200).map(Float.init)
