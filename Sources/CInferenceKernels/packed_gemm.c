@@ -30,6 +30,12 @@ void pg_pack_columns(const float *b, int k, int n, int transposed, float *packed
 }
 
 void pg_pack_weights(const float *weights, int m, int k, float *packed) {
+#if defined(__x86_64__)
+    if (pg_isa() >= PG_ISA_AVX2) {
+        pg_pack_weights_avx2(weights, m, k, packed);
+        return;
+    }
+#endif
     const int panels = (m + PANEL - 1) / PANEL;
     for (int p = 0; p < panels; p++) {
         for (int kk = 0; kk < k; kk++) {

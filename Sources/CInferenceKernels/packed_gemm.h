@@ -21,6 +21,9 @@ typedef void pg_panel_tile(const float *packed, int m, int k, const float *x, lo
 pg_panel_tile pg_panel_tile_avx512;
 pg_panel_tile pg_panel_tile_avx2;
 
+/// pg_pack_weights on AVX2 (8 × 8 blocks transposed in registers).
+void pg_pack_weights_avx2(const float *weights, int m, int k, float *packed);
+
 /// Copies the tiles of x from column `n0` up to `end` (row-major, rows `x_pitch` apart) into `tiles`, each k rows of
 /// 32 floats with zeros past n: the layout pg_pack_columns writes.
 void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int n0, int end, float *tiles);
