@@ -13,6 +13,8 @@ public final class InferenceModel: Sendable {
     let nodes: [GraphNode]
     let constants: [String: Tensor]
     let store: ConstantStore
+    /// Bytes of the weights as prepared: what a run streams through the cache besides its activations.
+    let weightBytes: Int
 
     /// The oldest and newest default-domain opsets accepted.
     public static let supportedOpsets = 1...21
@@ -82,6 +84,7 @@ public final class InferenceModel: Sendable {
         self.nodes = optimizer.nodes
         self.constants = optimizer.constants
         self.store = ConstantStore(optimizer.constants)
+        self.weightBytes = optimizer.constants.values.reduce(0) { $0 + $1.count } * MemoryLayout<Float>.size
 
         // Plan once for a batch of one: shape errors surface at load, naming the node.
         if inputs.allSatisfy({ $0.shape != nil && $0.elementType == .float }) {

@@ -20,6 +20,8 @@ final class ExecutionPlan {
     private var memory: [UnsafeMutableRawPointer] = []
     /// Plan-made constants (Constant nodes, folded values) that steps point into.
     private var constantsKeptAlive: [ConstantBuffer] = []
+    /// The bytes of the largest value a run computes: how much of the cache one layer's output takes.
+    private(set) var largestValueBytes = 0
 
     init(model: InferenceModel, inputs: [String: ValueInfo]) throws(InferenceError) {
         var builder = PlanBuilder(model: model)
@@ -43,6 +45,7 @@ final class ExecutionPlan {
             guard let pointer = physical[logical] else { return }
             free.append((max(builder.buffers[logical].count, 1), pointer))
         }
+        largestValueBytes = (builder.buffers.map(\.count).max() ?? 0) * MemoryLayout<Float>.size
         for logical in builder.graphInputBuffers.values { allocate(logical) }
         for (index, step) in builder.steps.enumerated() {
             for logical in step.writes { allocate(logical) }

@@ -11,21 +11,43 @@ public final class InferenceSession {
         self.model = model
     }
 
-    /// Runs the model on these inputs, by name, and returns every graph output by name.
+    /// Input shapes (plan keys) whose batch runs as sub-batches, and those found not to (their outputs differed).
+    private var splitting: [[Int]: Bool] = [:]
+
+    /// Runs the model on these inputs, by name, and returns every graph output by name. A batch whose activations
+    /// would not stay in cache runs as smaller batches, one after another (``SubBatching``); the first time for each
+    /// shape, it runs whole too, and keeps running whole if the answers differ (a model that mixes its images).
     public func run(_ inputs: [String: Tensor]) throws(InferenceError) -> [String: Tensor] {
-        try plan(for: inputs).run(inputs)
+        let (whole, key) = try plan(for: inputs)
+        // Only a batch the model leaves open (a leading dimension of no fixed size) can be cut.
+        let open = model.inputs.allSatisfy { $0.shape.map { $0.first == .some(nil) } ?? false }
+        guard open, let batch = SubBatching.batch(of: inputs), splitting[key] != false else { return whole.run(inputs) }
+        let size = SubBatching.size(batch: batch, largestValueBytes: whole.largestValueBytes, weightBytes: model.weightBytes)
+        guard size < batch else { return whole.run(inputs) }
+        var parts: [[String: Tensor]] = []
+        for start in stride(from: 0, to: batch, by: size) {
+            let part = SubBatching.slice(inputs, start..<min(start + size, batch))
+            parts.append(try plan(for: part).plan.run(part))
+        }
+        let joined = SubBatching.join(parts, batch: batch)
+        if splitting[key] == nil {
+            let reference = whole.run(inputs)
+            splitting[key] = joined.map { SubBatching.agree($0, reference) } ?? false
+            if splitting[key] == false { return reference }
+        }
+        return joined ?? whole.run(inputs)
     }
 
     /// Runs the model `runs` times and returns the time each node took per run, slowest first: where a model
     /// spends its time.
     public func profile(_ inputs: [String: Tensor], runs: Int = 10) throws(InferenceError) -> [(node: String, milliseconds: Double)] {
-        let plan = try plan(for: inputs)
+        let plan = try plan(for: inputs).plan
         var timings: [String: Int64] = [:]
         for _ in 0..<max(runs, 1) { _ = plan.run(inputs, timings: &timings) }
         return timings.map { ($0.key, Double($0.value) / 1e6 / Double(max(runs, 1))) }.sorted { $0.milliseconds > $1.milliseconds }
     }
 
-    private func plan(for inputs: [String: Tensor]) throws(InferenceError) -> ExecutionPlan {
+    private func plan(for inputs: [String: Tensor]) throws(InferenceError) -> (plan: ExecutionPlan, key: [Int]) {
         var key: [Int] = []
         var infos: [String: ValueInfo] = [:]
         for port in model.inputs {
@@ -60,6 +82,6 @@ public final class InferenceSession {
             plans[key] = plan
             planOrder.append(key)
         }
-        return plan
+        return (plan, key)
     }
 }
