@@ -39,7 +39,7 @@ import Testing
         (1, 1, 1), (1, 9, 33), (1, 64, 100), (3, 5, 7), (4, 17, 16), (8, 32, 32), (9, 3, 65), (13, 70, 45), (16, 130, 96), (24, 27, 12544 / 8),
         // Shallow (k ≤ 64, AVX2 takes its own kernel): a last panel of five rows, of one, a last tile of 8 columns.
         (21, 16, 1000), (17, 64, 72),
-        // A small plane (33 to 55 columns: AVX2's kernel on both paths): whole vectors and single columns.
+        // A small plane (33 to 55 columns, AVX2 takes its own kernel): whole vectors and single columns.
         (20, 40, 49), (7, 33, 35), (9, 200, 55),
         // Weights larger than L2 against few columns: packed tiles, each panel against every tile (as planes, the
         // small-plane kernel).
