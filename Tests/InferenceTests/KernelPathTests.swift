@@ -41,8 +41,8 @@ import Testing
         (21, 16, 1000), (17, 64, 72),
         // A small plane (33 to 55 columns, AVX2 takes its own kernel): whole vectors and single columns.
         (20, 40, 49), (7, 33, 35), (9, 200, 55),
-        // Weights larger than L2 against few columns: packed tiles, each panel against every tile (as planes, the
-        // small-plane kernel).
+        // Weights larger than L2 against few columns: each panel against every tile (as planes on AVX2, the small-plane
+        // kernel).
         (520, 600, 49),
     ])
     func packedProduct(_ shape: (Int, Int, Int)) {
