@@ -8,7 +8,9 @@
 #include "avx2_helpers.h"
 #include "packed_gemm.h"
 
-/// Steps of k unrolled in a block's loop, with one fetch decision for all of them.
+/// Steps of k a block's loop takes at a time, fully unrolled, with one decision about fetching ahead for all of
+/// them: deciding it at every step cost more than the fetches save where x is already in cache (a 1×1 convolution
+/// from 16 channels at 60 GFLOPS instead of 72).
 enum { BLOCK_UNROLL = 4 };
 
 /// Where a block's sums go and how they are finished: `rows` rows (at most R) of y from `out`, `n` floats apart,

@@ -3,7 +3,9 @@
 // × 32 columns, each with its sums in registers (per step, 22 loads for 32 multiply-adds: the multipliers, not the
 // loads, set the pace). The blocks take turns over chunks of k, so that each chunk of x is read from memory once and
 // by the other blocks from L1, and store their sums straight from registers. A tile's last columns load and store
-// through lane masks.
+// through lane masks. Packed or copied tiles of at most WHOLE_K rows take blocks over all of k instead
+// (avx2_block.h), and a narrow last tile blocks as wide as it is (packed_gemm_narrow_avx2.c); shallow products and
+// small planes have kernels of their own (packed_gemm_shallow_avx2.c, packed_gemm_small_plane_avx2.c).
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
@@ -30,11 +32,6 @@ PG_AVX2 static inline __m256 column_biases(const float *column_bias, long column
 /// from memory three times.
 enum { K_CHUNK = 128 };
 
-/// Steps of k a block's loop takes at a time, fully unrolled, with one decision about fetching ahead for all of
-/// them: deciding it at every step cost more than the fetches save where x is already in cache (a 1×1 convolution
-/// from 16 channels at 60 GFLOPS instead of 72).
-enum { UNROLL = 4 };
-
 /// Fetches ahead for `group` steps of a block: the weights `AHEAD` steps on for the `lead` block (8 floats a step),
 /// and rows of x from `fetch` (none when NULL), `rows` of them over the chunk's steps, each row two cache lines. From
 /// memory (`spread`), line by line evenly over every step: all at the chunk's start would ask for more lines at once
@@ -58,6 +55,7 @@ enum { UNROLL = 4 };
         }                                                                                                      \
     } while (0)
 
+/// The state FETCH_AHEAD counts with: lines or rows fetched, the period, and the count towards the next.
 #define FETCH_STATE() long fetched = 0, every = fetch && !spread && rows > 0 && steps / rows > 1 ? steps / rows : 1, due = spread ? 0 : 1
 
 /// Where a block's sums go once k is done: `rows` rows of y from `y` (`n` floats apart), `columns` columns, finished
@@ -115,9 +113,9 @@ block6x16(const float *w, int steps, const float *source, long x_pitch, const in
         w += PANEL, source += x_pitch;                                                                          \
     } while (0)
     int kk = 0;
-    for (; kk + UNROLL <= steps; kk += UNROLL) {
-        FETCH_AHEAD(UNROLL);
-        for (int u = 0; u < UNROLL; u++) STEP();
+    for (; kk + BLOCK_UNROLL <= steps; kk += BLOCK_UNROLL) {
+        FETCH_AHEAD(BLOCK_UNROLL);
+        for (int u = 0; u < BLOCK_UNROLL; u++) STEP();
     }
     for (; kk < steps; kk++) {
         FETCH_AHEAD(1);
@@ -159,9 +157,9 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
         w += PANEL, source += x_pitch;                                                                          \
     } while (0)
     int kk = 0;
-    for (; kk + UNROLL <= steps; kk += UNROLL) {
-        FETCH_AHEAD(UNROLL);
-        for (int u = 0; u < UNROLL; u++) STEP();
+    for (; kk + BLOCK_UNROLL <= steps; kk += BLOCK_UNROLL) {
+        FETCH_AHEAD(BLOCK_UNROLL);
+        for (int u = 0; u < BLOCK_UNROLL; u++) STEP();
     }
     for (; kk < steps; kk++) {
         FETCH_AHEAD(1);
