@@ -89,7 +89,12 @@ int main(void) {
         printf("{\"isa\": \"%s\", \"layer\": \"%s\", \"m\": %d, \"k\": %d, \"n\": %d, \"p50_us\": %.2f, \"p90_us\": %.2f, "
                "\"gflops\": %.2f}\n",
                isa, c.layer, c.m, c.k, c.n, p50 * 1e6, p90 * 1e6, 2.0 * c.m * c.k * c.n / p50 / 1e9);
-        free(w), free(x), free(y), free(bias), free(packed_w), free(packed_x);
+        free(w);
+        free(x);
+        free(y);
+        free(bias);
+        free(packed_w);
+        free(packed_x);
     }
     return 0;
 }

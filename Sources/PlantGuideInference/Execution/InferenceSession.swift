@@ -27,7 +27,12 @@ public final class InferenceSession {
         var parts: [[String: Tensor]] = []
         for start in stride(from: 0, to: batch, by: size) {
             let part = SubBatching.slice(inputs, start..<min(start + size, batch))
-            parts.append(try plan(for: part).plan.run(part))
+            // A sub-batch the model cannot plan (it is not refused whole): the batch runs whole from now on.
+            guard let planned = try? plan(for: part).plan else {
+                splitting[key] = false
+                return whole.run(inputs)
+            }
+            parts.append(planned.run(part))
         }
         let joined = SubBatching.join(parts, batch: batch)
         if splitting[key] == nil {

@@ -51,7 +51,6 @@ func broadcastPairs(_ a: [Int], _ b: [Int]) throws(InferenceError) -> (shape: [I
     return (shape, broadcastSources(of: a, in: shape), broadcastSources(of: b, in: shape))
 }
 
-/// y[i] = x[sources[i]] for every i.
 /// A map of output elements to input elements (as `gather` takes it), kept as runs of consecutive elements where it
 /// has long ones: a Gather of one index on the first axis, or a Slice or Split of the last axes, copies whole blocks.
 /// (A ViT's three Gathers of Q, K and V a layer copied element by element through the map took 4 % of its time.)
@@ -86,6 +85,7 @@ struct ElementMoves: Sendable {
     }
 }
 
+/// y[i] = x[sources[i]] for every i.
 func gather(_ x: UnsafePointer<Float>, _ sources: [Int], into y: UnsafeMutablePointer<Float>) {
     sources.withUnsafeBufferPointer { map in
         for i in map.indices { y[i] = x[map[i]] }
