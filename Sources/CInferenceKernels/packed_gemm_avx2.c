@@ -55,6 +55,21 @@ enum { K_CHUNK = 128 };
         }                                                                                                      \
     } while (0)
 
+/// A block's loop over its chunk: STEP (one step of k, which the block defines) BLOCK_UNROLL at a time with one
+/// FETCH_AHEAD for them, then the rest one by one.
+#define STEPS()                                                                                                \
+    do {                                                                                                       \
+        int kk = 0;                                                                                            \
+        for (; kk + BLOCK_UNROLL <= steps; kk += BLOCK_UNROLL) {                                               \
+            FETCH_AHEAD(BLOCK_UNROLL);                                                                         \
+            for (int u = 0; u < BLOCK_UNROLL; u++) STEP();                                                     \
+        }                                                                                                      \
+        for (; kk < steps; kk++) {                                                                             \
+            FETCH_AHEAD(1);                                                                                    \
+            STEP();                                                                                            \
+        }                                                                                                      \
+    } while (0)
+
 /// The state FETCH_AHEAD counts with: lines or rows fetched, the period, and the count towards the next.
 #define FETCH_STATE() long fetched = 0, every = fetch && !spread && rows > 0 && steps / rows > 1 ? steps / rows : 1, due = spread ? 0 : 1
 
@@ -112,15 +127,7 @@ block6x16(const float *w, int steps, const float *source, long x_pitch, const in
         }                                                                                                       \
         w += PANEL, source += x_pitch;                                                                          \
     } while (0)
-    int kk = 0;
-    for (; kk + BLOCK_UNROLL <= steps; kk += BLOCK_UNROLL) {
-        FETCH_AHEAD(BLOCK_UNROLL);
-        for (int u = 0; u < BLOCK_UNROLL; u++) STEP();
-    }
-    for (; kk < steps; kk++) {
-        FETCH_AHEAD(1);
-        STEP();
-    }
+    STEPS();
 #undef STEP
     for (int r = 0; r < 6; r++) {
         if (!last) {
@@ -156,15 +163,7 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
         }                                                                                                       \
         w += PANEL, source += x_pitch;                                                                          \
     } while (0)
-    int kk = 0;
-    for (; kk + BLOCK_UNROLL <= steps; kk += BLOCK_UNROLL) {
-        FETCH_AHEAD(BLOCK_UNROLL);
-        for (int u = 0; u < BLOCK_UNROLL; u++) STEP();
-    }
-    for (; kk < steps; kk++) {
-        FETCH_AHEAD(1);
-        STEP();
-    }
+    STEPS();
 #undef STEP
     for (int r = 0; r < 2; r++) {
         for (int v = 0; v < 4; v++) {
@@ -175,6 +174,7 @@ block2x32(const float *w, int steps, const float *source, long x_pitch, const in
 }
 #undef FETCH_AHEAD
 #undef FETCH_STATE
+#undef STEPS
 
 /// One row (a Linear layer at batch 1) against the tile's 32 columns: the panel's other seven rows are zeros, and
 /// their products would bind a matrix-vector product by the multipliers instead of memory. Even and odd steps have
