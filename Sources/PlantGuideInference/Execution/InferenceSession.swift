@@ -9,19 +9,20 @@ public final class InferenceSession {
 
     public init(model: InferenceModel) {
         self.model = model
+        batchIsOpen = model.inputs.allSatisfy { $0.shape.map { $0.first == .some(nil) } ?? false }
     }
 
     /// Input shapes (plan keys) whose batch runs as sub-batches, and those found not to (their outputs differed).
     private var splitting: [[Int]: Bool] = [:]
+    /// Whether every input leaves its leading dimension (the batch) open: only such a batch can be cut.
+    private let batchIsOpen: Bool
 
     /// Runs the model on these inputs, by name, and returns every graph output by name. A batch whose activations
     /// would not stay in cache runs as smaller batches, one after another (``SubBatching``); the first time for each
     /// shape, it runs whole too, and keeps running whole if the answers differ (a model that mixes its images).
     public func run(_ inputs: [String: Tensor]) throws(InferenceError) -> [String: Tensor] {
         let (whole, key) = try plan(for: inputs)
-        // Only a batch the model leaves open (a leading dimension of no fixed size) can be cut.
-        let open = model.inputs.allSatisfy { $0.shape.map { $0.first == .some(nil) } ?? false }
-        guard open, let batch = SubBatching.batch(of: inputs), splitting[key] != false else { return whole.run(inputs) }
+        guard batchIsOpen, let batch = SubBatching.batch(of: inputs), splitting[key] != false else { return whole.run(inputs) }
         let size = SubBatching.size(batch: batch, largestValueBytes: whole.largestValueBytes, weightBytes: model.weightBytes)
         guard size < batch else { return whole.run(inputs) }
         var parts: [[String: Tensor]] = []
