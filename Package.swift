@@ -187,7 +187,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "PlantGuideTestSupport"], swiftSettings: strict),
+            name: "PlantGuideImagingTests", dependencies: ["PlantGuideImaging", "PlantGuideTestSupport", "CImageCodecs", "CJPEGEighth"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "PlantGuideCoreTests",
             dependencies: [

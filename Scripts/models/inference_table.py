@@ -45,12 +45,15 @@ for isa in dict.fromkeys(r.get("isa", "-") for r in rows):
     end_to_end = [r for r in block if r["model"].startswith(("identify", "bare"))]
     if end_to_end:
         print()
-        table = [("end to end over RPC", "calls", "p50 ms", "p90 ms", "p99 ms", "p50 − bare ms")]
+        table = [("end to end over RPC", "calls", "p50 ms", "p90 ms", "p99 ms", "p50 − bare ms", "p50 × libjpeg-turbo")]
         bare = median([r["p50_ms"] for r in end_to_end if r["model"].startswith("bare")])
+        # The baseline: the same service with every JPEG left to libjpeg-turbo, in the same rounds.
+        baseline = [r["p50_ms"] for r in end_to_end if "libjpeg-turbo" in r["model"]]
         for model in dict.fromkeys(r["model"] for r in end_to_end):
             runs = [r for r in end_to_end if r["model"] == model]
             p50 = median([r["p50_ms"] for r in runs])
             extra = f"{p50 - bare:.2f}" if not model.startswith("bare") else "-"
+            ratio = f"{p50 / median(baseline):.2f}" if baseline and not model.startswith("bare") else "-"
             table.append((model, str(sum(r["runs"] for r in runs)), f"{p50:.2f}", f"{median([r['p90_ms'] for r in runs]):.2f}",
-                          f"{median([r['p99_ms'] for r in runs]):.2f}", extra))
+                          f"{median([r['p99_ms'] for r in runs]):.2f}", extra, ratio))
         aligned(table, 1)

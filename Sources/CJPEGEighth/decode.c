@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 /// Below this much entropy-coded data one thread decodes it all: starting a second costs more than it saves.
-#define SPLIT_MINIMUM (192 * 1024)
+#define SPLIT_MINIMUM (64 * 1024)
 
 /// Decodes MCUs [first, end) with `reader` standing at MCU `first`: the scan's start or just past a restart marker.
 static int decode_range(const je_frame *frame, je_bits *reader, size_t first, size_t end, int32_t *dc,
@@ -200,7 +200,7 @@ static jpeg_eighth_status decode_scan(const je_frame *frame, const uint8_t *data
     if (!split) return decode_joining(frame, data, size, dc, detail, NULL, NULL) ? JPEG_EIGHTH_INVALID : JPEG_EIGHTH_OK;
     size_t per_mcu = (size_t)frame->blocks_per_mcu, detail_per_mcu = 4 * (size_t)frame->detail_blocks_per_mcu;
     ahead_half half = {.frame = frame, .data = data, .size = size, .start = middle};
-    while (data[half.start - 1] == 0xFF) half.start++; // not inside a stuffed 0xFF 0x00
+    while (half.start < size - 1 && data[half.start - 1] == 0xFF) half.start++; // not inside a stuffed 0xFF 0x00
     half.dc = malloc(frame->mcu_count * per_mcu * sizeof(int32_t));
     half.offsets = malloc(frame->mcu_count * sizeof(uint64_t));
     half.predictors = malloc(frame->mcu_count * 3 * sizeof(int32_t));

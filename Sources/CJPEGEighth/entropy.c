@@ -167,5 +167,6 @@ int je_take_marker(je_bits *reader, int code) {
     reader->bits = 0;
     reader->count = 0;
     reader->marker = 0;
+    reader->loaded = reader->data_loaded; // the zeros fed after the marker were never data
     return 1;
 }

@@ -27,7 +27,8 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
             Requests that arrive together are batched for the model (--max-batch, --max-wait-ms); beyond \
             --max-queued images waiting, requests get RESOURCE_EXHAUSTED.
             The model runs on the CPU's best kernels (plantguide-identification instruction-sets lists them); \
-            PLANTGUIDE_INFERENCE_ISA=avx2 or portable forces a lower path.
+            PLANTGUIDE_INFERENCE_ISA=avx2 or portable forces a lower path. Large JPEGs are decoded at 1/8 scale \
+            from their DC coefficients on two threads; PLANTGUIDE_JPEG_EIGHTH=off leaves them all to libjpeg-turbo.
             Check it with: plantguide rpc health tcp://127.0.0.1:7001
             """)
 

@@ -35,7 +35,7 @@ public enum JPEGCodec {
             }
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        if width == (storedWidth + 7) / 8, height == (storedHeight + 7) / 8, decodeEighth(bytes, into: &pixels) {
+        if eighthThreads > 0, width == (storedWidth + 7) / 8, height == (storedHeight + 7) / 8, decodeEighth(bytes, into: &pixels) {
             return RGBImage(width: width, height: height, pixels: pixels)
         }
         let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
@@ -47,8 +47,10 @@ public enum JPEGCodec {
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
-    /// Threads for one 1/8-scale decode: two where the machine has them.
-    private static let eighthThreads = Int32(min(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// Threads for one 1/8-scale decode: two where the machine has them. `PLANTGUIDE_JPEG_EIGHTH=off` leaves every
+    /// JPEG to libjpeg-turbo (for comparison, or should the fast path ever misread a file).
+    private static let eighthThreads: Int32 = ProcessInfo.processInfo.environment["PLANTGUIDE_JPEG_EIGHTH"] == "off"
+        ? 0 : Int32(min(2, ProcessInfo.processInfo.activeProcessorCount))
 
     /// The 1/8 scale from DC coefficients alone, split over two threads (`CJPEGEighth`): 2-3× faster than
     /// libjpeg-turbo on large photos, with the same pixels (chroma within 2 levels). False for a JPEG it does not

@@ -9,8 +9,9 @@
 //
 // It handles sequential Huffman JPEGs (SOF0/SOF1, 8-bit) with one interleaved scan of grey or YCbCr. Anything
 // else, and any file it finds damaged, it declines, so that the caller decodes with libjpeg-turbo, which names
-// what is wrong. Its pixels equal libjpeg-turbo's 1/8-scale pixels in luma; chroma is taken from DC too (no 2×2
-// IDCT of the subsampled planes), a difference of a few levels at colour edges.
+// what is wrong. Its pixels are libjpeg-turbo's 1/8-scale pixels, except that chroma subsampled both ways (4:2:0),
+// which libjpeg-turbo shows through a 2×2 reduced IDCT, goes through one computed in floating point: within 2
+// levels of libjpeg-turbo's fixed-point one.
 #ifndef JPEG_EIGHTH_H
 #define JPEG_EIGHTH_H
 
