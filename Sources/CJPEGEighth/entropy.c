@@ -129,6 +129,16 @@ int je_decode_mcu(const je_frame *frame, je_bits *reader, int32_t predictors[3],
         int k = 1;
         while (k < 64) {
             if (reader->count < 32) je_bits_refill(reader);
+            // Several short symbols at once, unless they could run past this block into the next one's DC (an end
+            // of block counts as one more coefficient: libjpeg reads none after the 63rd).
+            unsigned multi = ac_table->multi[reader->bits >> (64 - JE_MULTI_BITS)];
+            int skipped = (int)(multi >> 5), ends = (int)(multi >> 4) & 1;
+            if (multi && k + skipped + ends <= 64) {
+                consume(reader, (int)(multi & 15));
+                k += skipped;
+                if (ends) break;
+                continue;
+            }
             entry = ac_table->fast[reader->bits >> (64 - JE_LOOKAHEAD)];
             if (!entry) {
                 int symbol = slow_symbol(ac_table, reader->bits, &length);

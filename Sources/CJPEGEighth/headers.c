@@ -5,6 +5,40 @@
 
 static int read16(const uint8_t *p) { return p[0] << 8 | p[1]; }
 
+/// The symbol whose code begins `bits` (the top `available` of them), and its length; -1 when no whole code is there.
+static int symbol_at(const je_huffman *table, uint32_t bits, int available, int *length) {
+    for (int l = 1; l <= available && l <= 16; l++) {
+        int32_t code = (int32_t)(bits >> (available - l));
+        if (code <= table->max_code[l]) {
+            *length = l;
+            return table->symbols[code + table->offset[l]];
+        }
+    }
+    return -1;
+}
+
+/// Fills an AC table's multi-symbol lookup: for each JE_MULTI_BITS-bit pattern, the whole symbols it begins with.
+static void fill_multi(je_huffman *table) {
+    for (uint32_t pattern = 0; pattern < 1u << JE_MULTI_BITS; pattern++) {
+        int used = 0, advance = 0, end = 0;
+        for (;;) {
+            int available = JE_MULTI_BITS - used, length;
+            int symbol = symbol_at(table, pattern & ((1u << available) - 1), available, &length);
+            if (symbol < 0) break;
+            int size = symbol & 15;
+            if (size == 0 && symbol != 0x00 && symbol != 0xF0) break; // not baseline: left to the slow path
+            if (length + size > available) break;
+            used += length + size;
+            if (symbol == 0x00) {
+                end = 1;
+                break;
+            }
+            advance += symbol == 0xF0 ? 16 : (symbol >> 4) + 1;
+        }
+        table->multi[pattern] = (uint16_t)(used ? used | end << 4 | advance << 5 : 0);
+    }
+}
+
 /// Builds decoding tables from a DHT segment's 16 counts and symbols, as libjpeg does, refusing what it refuses.
 static int build_table(je_huffman *table, const uint8_t counts[16], const uint8_t *symbols, int total, int ac) {
     memset(table, 0, sizeof *table);
@@ -38,6 +72,7 @@ static int build_table(je_huffman *table, const uint8_t counts[16], const uint8_
         code <<= 1;
     }
     table->defined = 1;
+    if (ac) fill_multi(table);
     return 0;
 }
 

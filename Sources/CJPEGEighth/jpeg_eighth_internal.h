@@ -9,6 +9,8 @@
 
 /// Bits looked up at once: codes up to this long decode with one table read.
 #define JE_LOOKAHEAD 10
+/// Bits an AC table's multi-symbol lookup reads at once.
+#define JE_MULTI_BITS 11
 /// Most blocks an MCU may have (JPEG's limit).
 #define JE_MAX_BLOCKS 10
 
@@ -20,6 +22,9 @@ typedef struct {
     uint16_t fast[1 << JE_LOOKAHEAD];
     /// By the next JE_LOOKAHEAD bits: code length | symbol << 8, or 0 for a longer code.
     uint16_t symbol_fast[1 << JE_LOOKAHEAD];
+    /// AC tables, by the next JE_MULTI_BITS bits: every whole symbol (code and magnitude) they hold, up to an end of
+    /// block, skipped at once: bits | end of block << 4 | advance << 5. 0 when not even one fits.
+    uint16_t multi[1 << JE_MULTI_BITS];
     /// For longer codes: the largest code of each length (-1 if none) and its symbol's offset in `symbols`.
     int32_t max_code[17];
     int32_t offset[17];
