@@ -32,6 +32,10 @@ static inline int flat_reads_inside(const pg_window *w, long j, int tap) {
 /// Input rows fetched ahead of the copy, on planes of at least LARGE_PLANE values (MobileNetV2's 56×56 and up).
 enum { AHEAD_ROWS = 16, LARGE_PLANE = 2048 };
 
+/// Copies `plane` with its zero border into `padded` (padded_rows rows of `pitch` floats); at stride 2 each row as
+/// its even columns then, `pitch` floats further, its odd ones. The depthwise and the direct 3×3 kernels read it.
+void pg_pad_plane_avx2(const pg_window *w, const float *plane, float *padded, long pitch);
+
 void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *input, const float *weights,
                             const float *bias, int activation, float low_bound, float high_bound, float *output,
                             float *scratch);

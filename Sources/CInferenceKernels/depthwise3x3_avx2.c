@@ -17,9 +17,7 @@ PG_AVX2 static inline __m256 load_row(const float *row, long start, long width, 
     return _mm256_maskload_ps(row + start, mask);
 }
 
-/// Copies `plane` with its zero border into `padded` (rows of `pitch` floats); at stride 2 each row as its even
-/// columns then, `pitch` floats further, its odd ones.
-PG_AVX2 static void pad(const pg_window *w, const float *plane, float *padded, long pitch) {
+PG_AVX2 void pg_pad_plane_avx2(const pg_window *w, const float *plane, float *padded, long pitch) {
     const long rows = padded_rows(w), columns = padded_columns(w), width = w->width, left = w->pad_left;
     const int split = w->stride_x == 2, large = (long)w->height * width >= LARGE_PLANE;
     for (long r = 0; r < rows; r++) {
@@ -58,7 +56,7 @@ PG_AVX2 void pg_depthwise3x3_avx2(const pg_window *w, int channels, const float 
     const long row_step = pitch * (split ? 2 : 1), second = split ? pitch : 1, third = split ? 1 : 2;
     const __m256 low = _mm256_set1_ps(low_bound), high = _mm256_set1_ps(high_bound);
     for (int c = 0; c < channels; c++) {
-        pad(w, input + c * in_plane, scratch, pitch);
+        pg_pad_plane_avx2(w, input + c * in_plane, scratch, pitch);
         const float *k = weights + 9L * c;
         const __m256 w0 = _mm256_set1_ps(k[0]), w1 = _mm256_set1_ps(k[1]), w2 = _mm256_set1_ps(k[2]);
         const __m256 w3 = _mm256_set1_ps(k[3]), w4 = _mm256_set1_ps(k[4]), w5 = _mm256_set1_ps(k[5]);

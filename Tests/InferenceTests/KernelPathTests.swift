@@ -128,6 +128,46 @@ import Testing
         #expect(worstFlat < 1e-5, "\(InferenceISA.current), \(height)×\(width) flat: \(worstFlat)")
     }
 
+    @Test("the direct 3×3 convolution of few channels (a stem) matches a plain loop, at stride 1 and 2", arguments: [
+        (30, 30, 2, 3, 8), (17, 23, 1, 3, 4), (9, 9, 2, 1, 12), (13, 50, 2, 4, 8), (64, 64, 2, 3, 32), (5, 3, 1, 2, 4),
+    ])
+    func directConvolution(_ shape: (Int, Int, Int, Int, Int)) {
+        let (height, width, stride, channels, filters) = shape
+        var random = SeededRandom(seed: UInt64(height * 1000 + width * 10 + stride + channels * 7 + filters))
+        let input = (0..<channels * height * width).map { _ in random.nextFloat() }
+        let weights = (0..<filters * channels * 9).map { _ in random.nextFloat() }, bias = (0..<filters).map { _ in random.nextFloat() }
+        let (outHeight, outWidth) = ((height - 1) / stride + 1, (width - 1) / stride + 1)
+        var window = pg_window(height: Int32(height), width: Int32(width), out_height: Int32(outHeight), out_width: Int32(outWidth),
+                               kernel_y: 3, kernel_x: 3, stride_y: Int32(stride), stride_x: Int32(stride), dilation_y: 1, dilation_x: 1,
+                               pad_top: 1, pad_left: 1)
+        let outPlane = outHeight * outWidth
+        var output = [Float](repeating: .nan, count: filters * outPlane + 64)
+        var scratch = [Float](repeating: .nan, count: pg_conv3x3_direct_scratch_size(&window, Int32(channels)))
+        pg_conv3x3_direct(&window, Int32(channels), Int32(filters), input, weights, bias, Int32(PG_ACTIVATION_CLIP), -0.4, 0.4,
+                          &output, &scratch)
+        var worst = 0.0
+        for f in 0..<filters {
+            for oy in 0..<outHeight {
+                for ox in 0..<outWidth {
+                    var sum = Double(bias[f])
+                    for c in 0..<channels {
+                        for ky in 0..<3 {
+                            for kx in 0..<3 {
+                                let (y, x) = (oy * stride + ky - 1, ox * stride + kx - 1)
+                                guard (0..<height).contains(y), (0..<width).contains(x) else { continue }
+                                sum += Double(weights[(f * channels + c) * 9 + ky * 3 + kx]) * Double(input[(c * height + y) * width + x])
+                            }
+                        }
+                    }
+                    worst = max(worst, abs(Double(output[f * outPlane + oy * outWidth + ox]) - apply(PG_ACTIVATION_CLIP, sum, -0.4, 0.4)))
+                }
+            }
+        }
+        let untouched = output[(filters * outPlane)...].allSatisfy(\.isNaN)
+        #expect(untouched, "wrote past")
+        #expect(worst < 1e-5, "\(InferenceISA.current), \(height)×\(width) stride \(stride), \(channels) → \(filters): \(worst)")
+    }
+
     @Test("depthwise k×k at stride 1 matches a plain loop, for rows of blocks, of single vectors and fewer than eight", arguments: [
         (7, 7, 7), (14, 14, 7), (28, 28, 7), (56, 56, 7), (9, 33, 5), (13, 70, 5), (3, 5, 3),
     ])

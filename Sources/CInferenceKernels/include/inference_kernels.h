@@ -31,6 +31,16 @@ void pg_depthwise3x3(const pg_window *window, int channels, const float *input, 
 /// copy: each plane read as one row. For small planes, which a row at a time leaves mostly empty vectors.
 void pg_depthwise3x3_flat(const pg_window *window, int channels, const float *input, const float *weights,
                           const float *bias, int activation, float low_bound, float high_bound, float *output);
+/// The most input channels pg_conv3x3_direct takes.
+enum { PG_CONV3X3_DIRECT_MAX_CHANNELS = 4 };
+/// Floats of scratch pg_conv3x3_direct needs for `window` and `channels` input planes.
+long pg_conv3x3_direct_scratch_size(const pg_window *window, int channels);
+/// A full 3×3 convolution (group 1, dilation 1, stride 1 or 2 both ways) of at most PG_CONV3X3_DIRECT_MAX_CHANNELS
+/// input planes into `filters` output planes (a multiple of 4), plus bias[f] (bias may be NULL), then `activation`:
+/// an image classifier's stem, without im2col. Weights are ONNX's [filters, channels, 3, 3].
+void pg_conv3x3_direct(const pg_window *window, int channels, int filters, const float *input, const float *weights,
+                       const float *bias, int activation, float low_bound, float high_bound, float *output,
+                       float *scratch);
 /// destination[i] = source[i · stride] for i < count: a strided row of im2col.
 void pg_copy_strided(const float *source, long stride, float *destination, long count);
 /// Max over each window (padding never wins) of one plane into `output`.
