@@ -1,6 +1,7 @@
 import Foundation
 import PlantGuideProtos
 @testable import PlantGuideRPC
+import PlantGuideTestSupport
 
 /// A structured fuzzer over one service's methods, in process: it runs the seeds, then mutated requests (with
 /// mutated metadata now and then) through ``RPCRouter/invoke(_:payload:metadata:timeout:logger:)``, and records

@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideTestSupport
 
 /// Mutates protobuf messages at the wire-format level, knowing no schema: it splits a message into fields and
 /// changes them the way hostile callers do: values at their extremes, doubles that are NaN, infinite or 1e300,
@@ -41,7 +42,7 @@ struct WireMutator {
             return .varint(Self.extremeVarints[random.next(below: Self.extremeVarints.count)])
         case .fixed64:
             let doubles: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, -1, 0, .greatestFiniteMagnitude, 1e-320]
-            return random.next(below: 3) == 0 ? .fixed64(random.nextUInt64()) : .fixed64(doubles[random.next(below: doubles.count)].bitPattern)
+            return random.next(below: 3) == 0 ? .fixed64(random.next()) : .fixed64(doubles[random.next(below: doubles.count)].bitPattern)
         case .fixed32:
             let floats: [Float] = [.nan, .infinity, -1, 3e38]
             return .fixed32(floats[random.next(below: floats.count)].bitPattern)
@@ -64,22 +65,22 @@ struct WireMutator {
     private mutating func randomValue() -> WireField.Value {
         switch random.next(below: 4) {
         case 0: .varint(Self.extremeVarints[random.next(below: Self.extremeVarints.count)])
-        case 1: .fixed64(random.nextUInt64())
-        case 2: .fixed32(UInt32(truncatingIfNeeded: random.nextUInt64()))
-        default: .bytes(Data((0..<random.next(below: 40)).map { _ in UInt8(truncatingIfNeeded: random.nextUInt64()) }))
+        case 1: .fixed64(random.next())
+        case 2: .fixed32(UInt32(truncatingIfNeeded: random.next()))
+        default: .bytes(Data((0..<random.next(below: 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
         }
     }
 
     private mutating func byteDamage(_ data: Data) -> Data {
         var bytes = [UInt8](data)
-        guard !bytes.isEmpty else { return Data([UInt8(truncatingIfNeeded: random.nextUInt64())]) }
+        guard !bytes.isEmpty else { return Data([UInt8(truncatingIfNeeded: random.next())]) }
         switch random.next(below: 3) {
         case 0:
             for _ in 0...random.next(below: 4) { bytes[random.next(below: bytes.count)] ^= 1 << UInt8(random.next(below: 8)) }
         case 1:
             bytes = Array(bytes.prefix(random.next(below: bytes.count)))
         default:
-            bytes.insert(UInt8(truncatingIfNeeded: random.nextUInt64()), at: random.next(below: bytes.count + 1))
+            bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: random.next(below: bytes.count + 1))
         }
         return Data(bytes)
     }
@@ -176,25 +177,5 @@ struct WireField {
             }
         }
         return Data(out)
-    }
-}
-
-/// A small, fast, seedable generator, so that a failing run can be replayed from its seed.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func nextUInt64() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound (0 when bound is 0).
-    mutating func next(below bound: Int) -> Int {
-        bound <= 0 ? 0 : Int(nextUInt64() % UInt64(bound))
     }
 }

@@ -90,10 +90,8 @@ import Testing
         var random = SeededRandom(seed: UInt64(height * 1000 + width * 10 + stride))
         let input = (0..<channels * height * width).map { _ in random.nextFloat() }
         let weights = (0..<channels * 9).map { _ in random.nextFloat() }, bias = (0..<channels).map { _ in random.nextFloat() }
-        let (outHeight, outWidth) = ((height - 1) / stride + 1, (width - 1) / stride + 1)
-        var window = pg_window(height: Int32(height), width: Int32(width), out_height: Int32(outHeight), out_width: Int32(outWidth),
-                               kernel_y: 3, kernel_x: 3, stride_y: Int32(stride), stride_x: Int32(stride), dilation_y: 1, dilation_x: 1,
-                               pad_top: 1, pad_left: 1)
+        var window = Self.window3x3(height: height, width: width, stride: stride)
+        let (outHeight, outWidth) = (Int(window.out_height), Int(window.out_width))
         let outPlane = outHeight * outWidth
         var padded = [Float](repeating: .nan, count: channels * outPlane + 64)
         var scratch = [Float](repeating: 0, count: pg_depthwise3x3_scratch_size(&window) + 64)
@@ -136,10 +134,8 @@ import Testing
         var random = SeededRandom(seed: UInt64(height * 1000 + width * 10 + stride + channels * 7 + filters))
         let input = (0..<channels * height * width).map { _ in random.nextFloat() }
         let weights = (0..<filters * channels * 9).map { _ in random.nextFloat() }, bias = (0..<filters).map { _ in random.nextFloat() }
-        let (outHeight, outWidth) = ((height - 1) / stride + 1, (width - 1) / stride + 1)
-        var window = pg_window(height: Int32(height), width: Int32(width), out_height: Int32(outHeight), out_width: Int32(outWidth),
-                               kernel_y: 3, kernel_x: 3, stride_y: Int32(stride), stride_x: Int32(stride), dilation_y: 1, dilation_x: 1,
-                               pad_top: 1, pad_left: 1)
+        var window = Self.window3x3(height: height, width: width, stride: stride)
+        let (outHeight, outWidth) = (Int(window.out_height), Int(window.out_width))
         let outPlane = outHeight * outWidth
         var output = [Float](repeating: .nan, count: filters * outPlane + 64)
         var scratch = [Float](repeating: .nan, count: pg_conv3x3_direct_scratch_size(&window, Int32(channels)))
@@ -208,6 +204,13 @@ import Testing
             #expect(Array(destination.prefix(count)) == (0..<count).map { Float(2 * $0) }, "\(InferenceISA.current), \(count)")
             #expect(destination[count].isNaN, "wrote past \(count)")
         }
+    }
+
+    /// A 3×3 window with a border of one ("same" at stride 1) over a height × width plane.
+    private static func window3x3(height: Int, width: Int, stride: Int) -> pg_window {
+        pg_window(height: Int32(height), width: Int32(width), out_height: Int32((height - 1) / stride + 1),
+                  out_width: Int32((width - 1) / stride + 1), kernel_y: 3, kernel_x: 3, stride_y: Int32(stride),
+                  stride_x: Int32(stride), dilation_y: 1, dilation_x: 1, pad_top: 1, pad_left: 1)
     }
 
     private func apply(_ activation: Int, _ value: Double, _ low: Float, _ high: Float) -> Double {

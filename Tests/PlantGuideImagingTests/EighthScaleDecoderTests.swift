@@ -92,16 +92,16 @@ struct EighthScaleDecoderTests {
     func randomDamage(file: String) throws {
         let original = [UInt8](file == "sample" ? try Self.encode(Self.texturedPhoto(width: 640, height: 480), subsampling: TJSAMP_420)
                                                 : try Self.fixture(file))
-        var generator = SplitMix(seed: 43)
+        var generator = SplitMix64(seed: 43)
         var accepted = 0
         for round in 0..<300 {
             var bytes = original
             switch round % 3 {
-            case 0: for _ in 0..<(1 + round % 5) { bytes[Int(generator.next() % UInt64(bytes.count))] ^= UInt8(1 + generator.next() % 255) }
-            case 1: bytes.removeLast(Int(generator.next() % UInt64(bytes.count - 2)))
+            case 0: for _ in 0..<(1 + round % 5) { bytes[generator.next(below: bytes.count)] ^= UInt8(1 + generator.next(below: 255)) }
+            case 1: bytes.removeLast(generator.next(below: bytes.count - 2))
             default:
-                let at = 600 + Int(generator.next() % UInt64(bytes.count - 602))
-                (bytes[at], bytes[at + 1]) = (0xFF, UInt8(0xD0 + generator.next() % 10))
+                let at = 600 + generator.next(below: bytes.count - 602)
+                (bytes[at], bytes[at + 1]) = (0xFF, UInt8(0xD0 + generator.next(below: 10)))
             }
             let damaged = Data(bytes)
             guard let two = try? Self.eighth(damaged, threads: 2) else { continue }
@@ -117,21 +117,6 @@ struct EighthScaleDecoderTests {
     }
 
     // MARK: - Helpers
-
-    /// A small deterministic generator (SplitMix64) for repeatable damage.
-    struct SplitMix {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     struct EighthError: Error {
         let status: jpeg_eighth_status
