@@ -93,7 +93,7 @@ import Testing
     @Test("ONNX node test passes", arguments: passing)
     func nodeTestPasses(_ folder: String) async throws {
         let test = NodeTest(directory: ModelFixtures.onnxNodeTests.appendingPathComponent(folder))
-        let outcome = try await BlockingWork.run { try test.run() }
+        let outcome = try test.run() // on the suite's own two threads (.cpuHeavy)
         #expect(outcome.passed, "\(folder): \(outcome.failures.joined(separator: "; "))")
     }
 
@@ -105,7 +105,7 @@ import Testing
     @Test("generated node cases match ONNX's reference", arguments: generated)
     func generatedCases(_ folder: String) async throws {
         let test = NodeTest(directory: try ModelFixtures.testModel(folder))
-        let outcome = try await BlockingWork.run { try test.run() }
+        let outcome = try test.run() // on the suite's own two threads (.cpuHeavy)
         #expect(outcome.passed, "\(outcome.failures)")
     }
 
