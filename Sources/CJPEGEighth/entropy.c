@@ -67,21 +67,28 @@ static inline int32_t extend(uint32_t bits, int size) {
     return bits < (1u << (size - 1)) ? (int32_t)bits - (1 << size) + 1 : (int32_t)bits;
 }
 
+/// The next symbol of `table`, its code consumed; -1 for a code the table does not have.
+static inline int take_symbol(const je_huffman *table, je_bits *reader) {
+    int length, symbol;
+    unsigned entry = table->symbol_fast[reader->bits >> (64 - JE_LOOKAHEAD)];
+    if (entry) {
+        length = (int)(entry & 0xFF);
+        symbol = (int)(entry >> 8);
+    } else {
+        symbol = slow_symbol(table, reader->bits, &length);
+        if (symbol < 0) return -1;
+    }
+    consume(reader, length);
+    return symbol;
+}
+
 /// The AC coefficients of a block shown as 2×2 pixels: decoded, and summed into each pixel's AC part.
 static int decode_detail(const je_huffman *table, const double share[64][4], je_bits *reader, int32_t detail[4]) {
     double sum[4] = {0, 0, 0, 0};
     for (int k = 1; k < 64; k++) {
         if (reader->count < 32) je_bits_refill(reader);
-        int length, symbol;
-        unsigned entry = table->symbol_fast[reader->bits >> (64 - JE_LOOKAHEAD)];
-        if (entry) {
-            length = (int)(entry & 0xFF);
-            symbol = (int)(entry >> 8);
-        } else {
-            symbol = slow_symbol(table, reader->bits, &length);
-            if (symbol < 0) return -1;
-        }
-        consume(reader, length);
+        int symbol = take_symbol(table, reader);
+        if (symbol < 0) return -1;
         int run = symbol >> 4, size = symbol & 15;
         if (size == 0) {
             if (symbol == 0x00) break;
@@ -104,16 +111,8 @@ int je_decode_mcu(const je_frame *frame, je_bits *reader, int32_t predictors[3],
         int component = frame->block_component[block];
         const je_huffman *dc_table = frame->dc_table[component], *ac_table = frame->ac_table[component];
         if (reader->count < 32) je_bits_refill(reader);
-        int length, size;
-        unsigned entry = dc_table->fast[reader->bits >> (64 - JE_LOOKAHEAD)];
-        if (entry) {
-            length = (int)(entry & 0xFF);
-            size = (int)(entry >> 8);
-        } else {
-            size = slow_symbol(dc_table, reader->bits, &length);
-            if (size < 0 || size > 15) return -1;
-        }
-        consume(reader, length);
+        int size = take_symbol(dc_table, reader);
+        if (size < 0 || size > 15) return -1;
         int32_t difference = 0;
         if (size) {
             difference = extend((uint32_t)(reader->bits >> (64 - size)), size);
@@ -139,7 +138,8 @@ int je_decode_mcu(const je_frame *frame, je_bits *reader, int32_t predictors[3],
                 if (ends) break;
                 continue;
             }
-            entry = ac_table->fast[reader->bits >> (64 - JE_LOOKAHEAD)];
+            int length;
+            unsigned entry = ac_table->fast[reader->bits >> (64 - JE_LOOKAHEAD)];
             if (!entry) {
                 int symbol = slow_symbol(ac_table, reader->bits, &length);
                 if (symbol < 0) return -1;

@@ -54,17 +54,13 @@ static int build_table(je_huffman *table, const uint8_t counts[16], const uint8_
             for (int fill = 0; fill < 1 << spread; fill++) {
                 table->symbol_fast[(code << spread) | fill] = (uint16_t)(length | symbol << 8);
             }
+            if (!ac) continue; // DC codes are read through symbol_fast
             uint16_t entry;
-            if (!ac) {
-                if (symbol > 15) continue;
-                entry = (uint16_t)(length | symbol << 8);
-            } else {
-                int run = symbol >> 4, size = symbol & 15;
-                if (symbol == 0x00) entry = (uint16_t)(length | 0x8000);
-                else if (symbol == 0xF0) entry = (uint16_t)(length | 16 << 8 | 0x8000);
-                else if (size == 0) continue; // an end-of-band run: progressive only
-                else entry = (uint16_t)((length + size) | (run + 1) << 8 | 0x8000);
-            }
+            int run = symbol >> 4, size = symbol & 15;
+            if (symbol == 0x00) entry = (uint16_t)(length | 0x8000);
+            else if (symbol == 0xF0) entry = (uint16_t)(length | 16 << 8 | 0x8000);
+            else if (size == 0) continue; // an end-of-band run: progressive only
+            else entry = (uint16_t)((length + size) | (run + 1) << 8 | 0x8000);
             for (int fill = 0; fill < 1 << spread; fill++) table->fast[(code << spread) | fill] = entry;
         }
         table->max_code[length] = counts[length - 1] ? code - 1 : -1;

@@ -17,8 +17,8 @@
 /// One Huffman table, for decoding (DC) or skipping (AC) a symbol.
 typedef struct {
     /// By the next JE_LOOKAHEAD bits, for codes no longer: 0 when the code is longer (or invalid).
-    /// DC tables: code length | magnitude size << 8. AC tables: bits to skip (code and magnitude) | advance << 8
-    /// (run + 1, 16 for ZRL, 0 for end of block) | 0x8000.
+    /// AC tables only: bits to skip (code and magnitude) | advance << 8 (run + 1, 16 for ZRL, 0 for end of block)
+    /// | 0x8000.
     uint16_t fast[1 << JE_LOOKAHEAD];
     /// By the next JE_LOOKAHEAD bits: code length | symbol << 8, or 0 for a longer code.
     uint16_t symbol_fast[1 << JE_LOOKAHEAD];
