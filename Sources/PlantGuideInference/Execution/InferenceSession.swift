@@ -7,10 +7,20 @@ public final class InferenceSession {
     /// Plans kept at most (one per batch size in practice).
     private let planLimit = 16
 
-    public init(model: InferenceModel) {
+    public convenience init(model: InferenceModel) {
+        self.init(model: model, subBatchBudget: SubBatching.budget)
+    }
+
+    /// A session whose sub-batches keep their largest value within `subBatchBudget` bytes instead of the machine's
+    /// budget (a quarter of its L3): for tests, whose batches are then as small on every machine.
+    init(model: InferenceModel, subBatchBudget: Int) {
         self.model = model
+        self.subBatchBudget = subBatchBudget
         batchIsOpen = model.inputs.allSatisfy { $0.shape.map { $0.first == .some(nil) } ?? false }
     }
+
+    /// Activation bytes a sub-batch's largest value may take (``SubBatching/budget``).
+    private let subBatchBudget: Int
 
     /// Input shapes (plan keys) whose batch runs as sub-batches, and those found not to (their outputs differed).
     private var splitting: [[Int]: Bool] = [:]
@@ -23,7 +33,8 @@ public final class InferenceSession {
     public func run(_ inputs: [String: Tensor]) throws(InferenceError) -> [String: Tensor] {
         let (whole, key) = try plan(for: inputs)
         guard batchIsOpen, let batch = SubBatching.batch(of: inputs), splitting[key] != false else { return whole.run(inputs) }
-        let size = SubBatching.size(batch: batch, largestValueBytes: whole.largestValueBytes, weightBytes: model.weightBytes)
+        let size = SubBatching.size(batch: batch, largestValueBytes: whole.largestValueBytes, weightBytes: model.weightBytes,
+                                   budget: subBatchBudget)
         guard size < batch else { return whole.run(inputs) }
         var parts: [[String: Tensor]] = []
         for start in stride(from: 0, to: batch, by: size) {

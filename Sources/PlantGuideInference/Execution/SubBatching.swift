@@ -26,8 +26,8 @@ enum SubBatching {
     /// The images per sub-batch for a batch of `batch` whose largest value takes `largestValueBytes`: the whole batch
     /// where it fits the budget, or where the weights alone (`weightBytes`) do not fit the cache, since every
     /// sub-batch streams them from memory again (ConvNeXt-tiny's 112 MB: 828 ms for 8 images whole on AVX-512, 849 as
-    /// eight).
-    static func size(batch: Int, largestValueBytes: Int, weightBytes: Int) -> Int {
+    /// eight). `budget` is the machine's unless a test gives its own.
+    static func size(batch: Int, largestValueBytes: Int, weightBytes: Int, budget: Int = budget) -> Int {
         guard weightBytes <= 4 * budget else { return batch }
         let perImage = max(largestValueBytes / max(batch, 1), 1)
         return min(batch, max(1, budget / perImage))
