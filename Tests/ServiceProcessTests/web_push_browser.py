@@ -109,8 +109,8 @@ def main():
             if (listed.length > 0) await answerNotification(listed[0], "complete");
             return {seen, outcomes}; }""")
         report["notifications"] = shown["seen"]
-        report["showOutcomes"] = shown["outcomes"]
         if not report["notifications"]:  # what the browser held, for the failure's message
+            report["showOutcomes"] = shown["outcomes"]
             report["registrations"] = registrations
             report["pushEvents"] = worker.evaluate("self.__pushes")
             report["permission"] = worker.evaluate("Notification.permission")
