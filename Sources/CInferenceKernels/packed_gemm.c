@@ -139,9 +139,13 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     const int refetch = panel_tile == pg_panel_tile_avx2 && panel_first;
     if (panel_tile == pg_panel_tile_avx2 && x_pitch == n && n > TILE && n < 56 && tile_stride == TILE && !column_bias) {
         // A small plane (7×7's 49 columns): no multiply-add on a missing column. (AVX-512's tiles, with their waste,
-        // ran MobileNetV2's 7×7 layers in 1.88-1.90 ms where this kernel took 2.05-2.14: it stays on them.)
-        pg_small_plane_gemm_avx2(packed, m, k, x, n, y, bias, activation, low_bound, high_bound);
-        return;
+        // ran MobileNetV2's 7×7 layers at 103-111 GFLOPS where this kernel ran at 78 (packed_gemm_bench on the
+        // Xeon): AVX-512 stays on them.)
+        float *blocks = thread_buffer((long)k * n);
+        if (blocks) {
+            pg_small_plane_gemm_avx2(packed, m, k, x, n, y, bias, activation, low_bound, high_bound, blocks);
+            return;
+        }
     }
     if (panel_tile == pg_panel_tile_avx2 && k <= SHALLOW_K && tile_stride == TILE && !column_bias) {
         const int done = pg_shallow_gemm_avx2(packed, m, k, x, n, x_pitch, y, bias, activation, low_bound, high_bound, panel_first);

@@ -33,9 +33,10 @@ void pg_copy_tiles_avx2(const float *x, int k, int n, long x_pitch, int n0, int 
 void pg_narrow_tile_avx2(const float *packed, int m, int k, const float *x, long tile_stride, float *y, int n, int p, int n0,
                          const float *bias, const float *column_bias, const float *bounds);
 
-/// pg_packed_gemm on AVX2 for a convolution's plane of 33 to 55 columns (rows `n` apart), no column biases.
+/// pg_packed_gemm on AVX2 for a convolution's plane of 33 to 55 columns (rows `n` apart), no column biases; `blocks`
+/// (k × n floats) holds x's columns copied in blocks.
 void pg_small_plane_gemm_avx2(const float *packed, int m, int k, const float *x, int n, float *y, const float *bias, int activation,
-                              float low_bound, float high_bound);
+                              float low_bound, float high_bound, float *blocks);
 
 /// pg_packed_gemm on AVX2 for a shallow product (k ≤ SHALLOW_K) of rows of the full width (tile stride TILE), no
 /// column biases: the whole tiles, panel by panel (`panel_first`) or tile by tile. Returns the columns done.

@@ -1,88 +1,116 @@
 // pg_packed_gemm for a convolution over a small plane (33 to 55 columns: a 7×7 plane's 49, the last stage of
 // MobileNet, ResNet and EfficientNet) on AVX2. In tiles of 32 the 49 columns are 32 and 17, and the 17 take 24 columns
-// of multiply-adds: an eighth of the work is spent on columns that do not exist. Here each row's whole vectors (6 for
-// 49) are 2-row blocks, and each column past them (1 for 49) is one vector of the panel's 8 rows: its weights as they
-// are packed (8 rows a step) times the column's value, stored down the rows. MobileNetV2's 7×7 layers at batch 1:
-// 2.13-2.21 ms in tiles, 2.02-2.10 here.
+// of multiply-adds: an eighth of the work is spent on columns that do not exist. Here the vectors run down the
+// panel's 8 rows instead, as the weights are packed: each step of k loads one vector of weights and multiplies it by
+// 8 to 11 columns' values, each broadcast, into one sum per column. The plane is first copied as blocks of those
+// columns, each block's k rows contiguous, so that a panel reads it as streams from L2, once.
+// Warm in cache, MobileNetV2's 7×7 layers at batch 1 (320×960×49, 1280×320×49): 46-57 GFLOPS in blocks of 2 rows × 6
+// vectors of columns, which read the plane four times per panel, 78-79 here; the machine's peak 102.
+// The sums are columns; they are transposed in registers, 8 × 8, as they are stored as rows.
 #include "inference_kernels.h"
 #include "packed_gemm.h"
 
 #if defined(__x86_64__)
 #include "avx2_block.h"
 
-/// 2 rows × V vectors: every whole vector of a row of the plane, 2V chains of multiply-adds (12 for 49 columns).
-/// `lead`: the panel's first block, which fetches its weights ahead.
-#define SMALL_PLANE_BLOCK(V)                                                                                          \
-    PG_AVX2 static inline __attribute__((always_inline)) void rows2x##V(const float *w, int k, const float *x, long n,  \
-                                                                       int lead, const pg_block_output o) {           \
-        __m256 sums[2][V];                                                                                            \
-        for (int r = 0; r < 2; r++) {                                                                                 \
-            const __m256 start = o.bias && r < o.rows ? _mm256_set1_ps(o.bias[r]) : _mm256_setzero_ps();             \
-            for (int v = 0; v < V; v++) sums[r][v] = start;                                                           \
+/// Columns as sums of 8 rows (lanes) turned into rows of 8 columns: `v[j]` holds column j, then row j.
+PG_AVX2 static inline void transpose8x8(__m256 v[8]) {
+    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    v[0] = _mm256_permute2f128_ps(u0, u4, 0x20), v[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    v[2] = _mm256_permute2f128_ps(u2, u6, 0x20), v[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    v[4] = _mm256_permute2f128_ps(u0, u4, 0x31), v[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    v[6] = _mm256_permute2f128_ps(u2, u6, 0x31), v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/// Stores `count` (at most 8) column sums as the first `count` floats of each of the panel's `rows` rows from `out`.
+PG_AVX2 static inline void store_columns(__m256 *sums, int count, int rows, float *out, long n) {
+    __m256 v[8];
+    for (int j = 0; j < 8; j++) v[j] = j < count ? sums[j] : _mm256_setzero_ps();
+    transpose8x8(v);
+    for (int r = 0; r < rows; r++) store8(out + r * n, v[r], count);
+}
+
+/// C columns (8 to 11) against the panel's packed weights `w`, over all of k, from `x`, their copy (k rows of C
+/// floats, contiguous): C sums of the 8 rows, started at the rows' biases, clamped to `bounds` and stored.
+#define COLUMNS_BLOCK(C)                                                                                              \
+    /* Not inlined: within the caller clang spilled sums to the stack. */                                        \
+    PG_AVX2 static __attribute__((noinline)) void columns##C(const float *w, int k, const float *x,                   \
+                                                                        __m256 start, const float *bounds, int rows, \
+                                                                        float *out, long n) {                        \
+        __m256 sums[C];                                                                                               \
+        for (int j = 0; j < C; j++) sums[j] = start;                                                                  \
+        for (int kk = 0; kk < k; kk++, w += PANEL, x += C) {                                                          \
+            /* Every step, where every other one would do: clang then spills sums to the stack in this loop. */      \
+            _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);                                             \
+            const __m256 weights = _mm256_loadu_ps(w);                                                                \
+            for (int j = 0; j < C; j++) sums[j] = _mm256_fmadd_ps(weights, _mm256_broadcast_ss(x + j), sums[j]);      \
         }                                                                                                             \
-        for (int kk = 0; kk < k; kk++, w += PANEL, x += n) {                                                          \
-            /* The first block of a panel brings its weights in: the next line every other step. */                  \
-            if (lead && (kk & 1) == 0) _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);                  \
-            /* Both rows' weights, then one vector of x at a time: 12 sums, 2 weights and 1 vector of x are 15 of   \
-               the 16 registers, where all 6 vectors of x at once would spill (47 GFLOPS instead of 80). */            \
-            const __m256 w0 = _mm256_broadcast_ss(w), w1 = _mm256_broadcast_ss(w + 1);                                \
-            for (int v = 0; v < V; v++) {                                                                             \
-                const __m256 value = _mm256_loadu_ps(x + 8 * v);                                                      \
-                sums[0][v] = _mm256_fmadd_ps(w0, value, sums[0][v]);                                                  \
-                sums[1][v] = _mm256_fmadd_ps(w1, value, sums[1][v]);                                                  \
-            }                                                                                                         \
-        }                                                                                                             \
-        const __m256 low = _mm256_broadcast_ss(o.bounds), high = _mm256_broadcast_ss(o.bounds + 1);                  \
-        for (int r = 0; r < 2 && r < o.rows; r++) {                                                                   \
-            for (int v = 0; v < V; v++) {                                                                             \
-                _mm256_storeu_ps(o.out + r * o.n + 8 * v, _mm256_min_ps(high, _mm256_max_ps(low, sums[r][v])));       \
-            }                                                                                                         \
-        }                                                                                                             \
+        const __m256 low = _mm256_broadcast_ss(bounds), high = _mm256_broadcast_ss(bounds + 1);                       \
+        for (int j = 0; j < C; j++) sums[j] = _mm256_min_ps(high, _mm256_max_ps(low, sums[j]));                       \
+        store_columns(sums, 8, rows, out, n);                                                                         \
+        if (C > 8) store_columns(sums + 8, C - 8, rows, out + 8, n);                                                  \
     }
 
-SMALL_PLANE_BLOCK(4)
-SMALL_PLANE_BLOCK(5)
-SMALL_PLANE_BLOCK(6)
-#undef SMALL_PLANE_BLOCK
+COLUMNS_BLOCK(8)
+COLUMNS_BLOCK(9)
+COLUMNS_BLOCK(10)
+COLUMNS_BLOCK(11)
+#undef COLUMNS_BLOCK
 
-/// Column `c` of the panel's rows (all eight in one vector, as the weights are packed), stored down the rows.
-PG_AVX2 static inline void column(const float *w, int k, const float *x, long n, int c, int rows, const float *bias, const float *bounds,
-                                  float *out) {
-    // Two chains, even and odd steps, so that each multiply-add waits less on the one before.
-    __m256 even = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps(), odd = _mm256_setzero_ps();
-    int kk = 0;
-    for (; kk + 1 < k; kk += 2) {
-        even = _mm256_fmadd_ps(_mm256_loadu_ps(w + (long)kk * PANEL), _mm256_broadcast_ss(x + (long)kk * n + c), even);
-        odd = _mm256_fmadd_ps(_mm256_loadu_ps(w + (long)(kk + 1) * PANEL), _mm256_broadcast_ss(x + (long)(kk + 1) * n + c), odd);
+/// The plane's n columns as blocks of 8 to 11, as even as they go (49: 10, 10, 10, 10, 9): each block's sums in
+/// registers, and at least the 8 chains of multiply-adds that keep both units busy. (Blocks of 12 ran at 56 GFLOPS
+/// where 11 ran at 83, with no spill in their loop: not found why.)
+static inline int block_count(int n) { return (n + 10) / 11; }
+static inline int block_start(int n, int block) {
+    const int count = block_count(n), base = n / count, extra = n % count;
+    return block * base + (block < extra ? block : extra);
+}
+
+/// Copies each block of columns of x (k rows, `n` apart) into `blocks`, one after another, each k rows of its width.
+PG_AVX2 static void copy_blocks(const float *x, int k, int n, float *blocks) {
+    const int count = block_count(n);
+    for (int b = 0; b < count; b++) {
+        const int c0 = block_start(n, b), width = block_start(n, b + 1) - c0;
+        float *out = blocks + (long)c0 * k;
+        for (int kk = 0; kk < k; kk++, out += width) {
+            const float *row = x + (long)kk * n + c0;
+            _mm256_storeu_ps(out, _mm256_loadu_ps(row));
+            store8(out + 8, load8(row + 8, width - 8), width - 8);
+        }
     }
-    if (kk < k) even = _mm256_fmadd_ps(_mm256_loadu_ps(w + (long)kk * PANEL), _mm256_broadcast_ss(x + (long)kk * n + c), even);
-    const __m256 value = _mm256_min_ps(_mm256_broadcast_ss(bounds + 1), _mm256_max_ps(_mm256_broadcast_ss(bounds), _mm256_add_ps(even, odd)));
-    float lanes[8];
-    _mm256_storeu_ps(lanes, value);
-    for (int r = 0; r < rows; r++) out[(long)r * n + c] = lanes[r];
 }
 
 PG_AVX2 void pg_small_plane_gemm_avx2(const float *packed, int m, int k, const float *x, int n, float *y, const float *bias,
-                                      int activation, float low_bound, float high_bound) {
+                                      int activation, float low_bound, float high_bound, float *blocks) {
     float bounds[2];
     pg_activation_bounds(activation, low_bound, high_bound, bounds);
-    const int vectors = n / 8, panels = (m + PANEL - 1) / PANEL;
+    copy_blocks(x, k, n, blocks);
+    const int panels = (m + PANEL - 1) / PANEL, count = block_count(n);
     for (int p = 0; p < panels; p++) {
         const int row0 = p * PANEL, rows = m - row0 < PANEL ? m - row0 : PANEL;
-        const float *w = packed + (long)row0 * k, *b = bias ? bias + row0 : NULL;
-        float *out = y + (long)row0 * n;
-        for (int r = 0; r < rows; r += 2) {
-            const pg_block_output o = {out + (long)r * n, n, rows - r < 2 ? rows - r : 2, n, b ? b + r : NULL, NULL, bounds};
-            if (vectors == 6) rows2x6(w + r, k, x, n, r == 0, o);
-            else if (vectors == 5) rows2x5(w + r, k, x, n, r == 0, o);
-            else rows2x4(w + r, k, x, n, r == 0, o);
+        const float *w = packed + (long)row0 * k;
+        // The rows' biases as one vector: where the panel has fewer than 8 rows, from a copy with zeros past them.
+        float biases[PANEL] = {0};
+        for (int r = 0; bias && r < rows; r++) biases[r] = bias[row0 + r];
+        const __m256 start = _mm256_loadu_ps(biases);
+        for (int b = 0; b < count; b++) {
+            const int c0 = block_start(n, b), width = block_start(n, b + 1) - c0;
+            const float *source = blocks + (long)c0 * k;
+            float *out = y + (long)row0 * n + c0;
+            switch (width) {
+            case 11: columns11(w, k, source, start, bounds, rows, out, n); break;
+            case 10: columns10(w, k, source, start, bounds, rows, out, n); break;
+            case 9: columns9(w, k, source, start, bounds, rows, out, n); break;
+            default: columns8(w, k, source, start, bounds, rows, out, n); break;
+            }
         }
-        // The bias vector reads 8 rows' biases: where the panel has fewer, from a copy with zeros past them.
-        float last_bias[PANEL] = {0};
-        if (b && rows < PANEL) {
-            for (int r = 0; r < rows; r++) last_bias[r] = b[r];
-        }
-        for (int c = vectors * 8; c < n; c++) column(w, k, x, n, c, rows, b && rows < PANEL ? last_bias : b, bounds, out);
     }
 }
 #endif

@@ -39,8 +39,9 @@ import Testing
         (1, 1, 1), (1, 9, 33), (1, 64, 100), (3, 5, 7), (4, 17, 16), (8, 32, 32), (9, 3, 65), (13, 70, 45), (16, 130, 96), (24, 27, 12544 / 8),
         // Shallow (k ≤ 64, AVX2 takes its own kernel): a last panel of five rows, of one, a last tile of 8 columns.
         (21, 16, 1000), (17, 64, 72),
-        // A small plane (33 to 55 columns, AVX2 takes its own kernel): whole vectors and single columns.
-        (20, 40, 49), (7, 33, 35), (9, 200, 55),
+        // A small plane (33 to 55 columns, AVX2 takes its own kernel, in blocks of 8 to 11 columns): blocks of 10 and 9,
+        // of 9 and 8, of 11; a last panel of 7 rows, of 4.
+        (20, 40, 49), (7, 33, 35), (12, 50, 34), (9, 200, 55),
         // Weights larger than L2 against few columns: each panel against every tile (as planes on AVX2, the small-plane
         // kernel).
         (520, 600, 49),
