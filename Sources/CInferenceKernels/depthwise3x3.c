@@ -40,7 +40,11 @@ void pg_depthwise3x3(const pg_window *w, int channels, const float *input, const
 #if defined(__x86_64__)
     switch (pg_isa()) {
     case PG_ISA_AVX512:
-        pg_depthwise3x3_avx512(w, channels, input, weights, bias, activation, low_bound, high_bound, output, scratch);
+        if (w->stride_x == 2 && w->pad_left == 1) {
+            pg_depthwise3x3_stride2_avx512(w, channels, input, weights, bias, activation, low_bound, high_bound, output);
+        } else {
+            pg_depthwise3x3_avx512(w, channels, input, weights, bias, activation, low_bound, high_bound, output, scratch);
+        }
         return;
     case PG_ISA_AVX2:
         pg_depthwise3x3_avx2(w, channels, input, weights, bias, activation, low_bound, high_bound, output, scratch);
