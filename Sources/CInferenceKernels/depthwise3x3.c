@@ -1,5 +1,6 @@
 // Depthwise 3×3 convolution (MobileNet's and EfficientNet's), every channel of an image in one call: the kernel
-// for the instruction set in use (depthwise3x3_avx512.c, depthwise3x3_avx2.c), or plain C on the portable path.
+// for the instruction set in use (depthwise3x3_avx512.c, depthwise3x3_avx2.c; at stride 2 with the usual padding,
+// depthwise3x3_stride2_avx512.c and _avx2.c), or plain C on the portable path.
 #include "depthwise3x3.h"
 
 /// A 3×3 filter over one plane, reading zeros outside it, plus `bias` and the activation: the portable path's
@@ -47,7 +48,11 @@ void pg_depthwise3x3(const pg_window *w, int channels, const float *input, const
         }
         return;
     case PG_ISA_AVX2:
-        pg_depthwise3x3_avx2(w, channels, input, weights, bias, activation, low_bound, high_bound, output, scratch);
+        if (w->stride_x == 2 && w->pad_left == 1) {
+            pg_depthwise3x3_stride2_avx2(w, channels, input, weights, bias, activation, low_bound, high_bound, output);
+        } else {
+            pg_depthwise3x3_avx2(w, channels, input, weights, bias, activation, low_bound, high_bound, output, scratch);
+        }
         return;
     }
 #endif

@@ -42,10 +42,12 @@ void pg_depthwise3x3_avx512(const pg_window *window, int channels, const float *
 void pg_depthwise3x3_avx2(const pg_window *window, int channels, const float *input, const float *weights,
                           const float *bias, int activation, float low_bound, float high_bound, float *output,
                           float *scratch);
-/// pg_depthwise3x3 at column stride 2 with one column of padding on the left, on AVX-512, from the planes themselves
-/// (no scratch).
+/// pg_depthwise3x3 at column stride 2 with one column of padding on the left, on AVX-512 or AVX2, from the planes
+/// themselves (no scratch).
 void pg_depthwise3x3_stride2_avx512(const pg_window *window, int channels, const float *input, const float *weights,
                                     const float *bias, int activation, float low_bound, float high_bound, float *output);
+void pg_depthwise3x3_stride2_avx2(const pg_window *window, int channels, const float *input, const float *weights,
+                                  const float *bias, int activation, float low_bound, float high_bound, float *output);
 void pg_depthwise3x3_flat_avx512(const pg_window *window, int channels, const float *input, const float *weights,
                                  const float *bias, int activation, float low_bound, float high_bound, float *output);
 void pg_depthwise3x3_flat_avx2(const pg_window *window, int channels, const float *input, const float *weights,
