@@ -82,6 +82,37 @@ import Testing
         }
     }
 
+    @Test("one row times packed columns (a Linear layer at batch 1) matches a plain product, at every edge of its tiles", arguments: [
+        (1, 1), (7, 5), (33, 32), (64, 38), (1001, 100), (18, 1024),
+    ])
+    func rowTimesPackedColumns(_ shape: (Int, Int)) {
+        let (k, n) = shape
+        var random = SeededRandom(seed: UInt64(k * 10_000 + n))
+        let a = (0..<k).map { _ in random.nextFloat() }, b = (0..<k * n).map { _ in random.nextFloat() }
+        let columnBias = (0..<n).map { _ in random.nextFloat() }
+        var packed = [Float](repeating: .nan, count: pg_packed_columns_size(Int32(k), Int32(n)))
+        pg_pack_columns(b, Int32(k), Int32(n), 0, &packed)
+        for (activation, low, high) in [(PG_ACTIVATION_NONE, Float(0), Float(0)), (PG_ACTIVATION_RELU, 0, 0), (PG_ACTIVATION_CLIP, -0.5, 0.5)] {
+            for bias in [nil, columnBias] {
+                // 64 floats past y, which the kernel may not write: a tile's vectors stored whole would.
+                var y = [Float](repeating: .nan, count: n + 64)
+                pg_row_packed_columns(a, Int32(k), packed, Int32(n), &y, bias, Int32(activation), low, high)
+                var worst = 0.0
+                for column in 0..<n {
+                    var sum = Double(bias?[column] ?? 0), scale = 1.0
+                    for step in 0..<k {
+                        sum += Double(a[step]) * Double(b[step * n + column])
+                        scale += abs(Double(a[step]) * Double(b[step * n + column]))
+                    }
+                    worst = max(worst, abs(Double(y[column]) - apply(activation, sum, low, high)) / scale)
+                }
+                let pastY = y[n...].allSatisfy(\.isNaN)
+                #expect(pastY, "wrote past y: \(k)×\(n)")
+                #expect(worst < 1e-5, "\(InferenceISA.current), \(k)×\(n), activation \(activation), bias \(bias != nil): \(worst)")
+            }
+        }
+    }
+
     @Test("depthwise 3×3 matches a plain loop, padded or flat, at stride 1 and 2", arguments: [
         (7, 7, 1), (14, 14, 1), (5, 11, 1), (16, 16, 1), (13, 17, 1), (56, 56, 1), (9, 9, 2), (14, 14, 2), (112, 112, 2), (13, 31, 2),
     ])

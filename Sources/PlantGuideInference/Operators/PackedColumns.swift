@@ -31,10 +31,15 @@ final class PackedColumns: Sendable {
     }
 
     /// y[rows × n] = activation(a·B + columnBias), a being `rows` rows of k floats; Relu and Clip are applied as the
-    /// rows are stored, other activations after.
+    /// rows are stored, other activations after. One row (batch 1) is read as it is, the weights in two streams.
     func multiply(_ a: UnsafePointer<Float>, rows: Int, scratch: Scratch, into y: UnsafeMutablePointer<Float>,
                   columnBias: UnsafePointer<Float>?, activation: Activation = .identity) {
         let (kind, low, high) = activation.fusedEpilogue
+        if rows == 1 {
+            pg_row_packed_columns(a, Int32(depth), packed.pointer, Int32(columns), y, columnBias, kind, low, high)
+            if !activation.isFusedByKernels { activation.apply(y, y, count: columns) }
+            return
+        }
         pg_pack_weights(a, Int32(rows), Int32(depth), scratch.pointer)
         pg_packed_gemm(scratch.pointer, Int32(rows), Int32(depth), packed.pointer, Int32(columns), 32, 32 * depth, y, nil,
                        columnBias, kind, low, high)
