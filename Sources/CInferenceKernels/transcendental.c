@@ -94,7 +94,8 @@ PG_BODY void pg_softmax_rows_body(const float *x, float *y, long rows, long leng
         for (i = 0; i < length; i++) out[i] *= scale;
     }
 }
-PG_ISA_VARIANTS_VOID(pg_softmax_rows, (const float *x, float *y, long rows, long length), (x, y, rows, length))
+/// The portable path's softmax (softmax_rows.c has AVX-512's and AVX2's).
+void pg_softmax_rows_portable(const float *x, float *y, long rows, long length) { pg_softmax_rows_body(x, y, rows, length); }
 
 PG_BODY void pg_layer_norm_rows_body(const float *x, float *y, long rows, long length, const float *scale,
                                      const float *bias, float epsilon, float *means, float *inverse_deviations) {
