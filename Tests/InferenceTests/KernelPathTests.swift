@@ -82,33 +82,41 @@ import Testing
         }
     }
 
-    @Test("one row times packed columns (a Linear layer at batch 1) matches a plain product, at every edge of its tiles", arguments: [
-        (1, 1), (7, 5), (33, 32), (64, 38), (1001, 100), (18, 1024),
+    @Test("rows times packed columns (a Linear layer, its activations unpacked) match a plain product, at every edge of its tiles", arguments: [
+        (1, 1, 1), (1, 7, 5), (1, 33, 32), (1, 64, 38), (1, 1001, 100), (1, 18, 1024),
+        // Several rows (AVX-512 only): a panel of 3, one whole, one and a part, several and a part.
+        (3, 7, 5), (8, 33, 32), (13, 64, 38), (20, 192, 100),
     ])
-    func rowTimesPackedColumns(_ shape: (Int, Int)) {
-        let (k, n) = shape
-        var random = SeededRandom(seed: UInt64(k * 10_000 + n))
-        let a = (0..<k).map { _ in random.nextFloat() }, b = (0..<k * n).map { _ in random.nextFloat() }
+    func rowsTimesPackedColumns(_ shape: (Int, Int, Int)) {
+        let (m, k, n) = shape
+        var random = SeededRandom(seed: UInt64(m * 1_000_000 + k * 10_000 + n))
+        let a = (0..<m * k).map { _ in random.nextFloat() }, b = (0..<k * n).map { _ in random.nextFloat() }
         let columnBias = (0..<n).map { _ in random.nextFloat() }
         var packed = [Float](repeating: .nan, count: pg_packed_columns_size(Int32(k), Int32(n)))
         pg_pack_columns(b, Int32(k), Int32(n), 0, &packed)
+        // One row has a kernel on every path (the portable one plain C); several rows only on AVX-512.
+        let hasKernel = m == 1 || InferenceISA.current == .avx512
         for (activation, low, high) in [(PG_ACTIVATION_NONE, Float(0), Float(0)), (PG_ACTIVATION_RELU, 0, 0), (PG_ACTIVATION_CLIP, -0.5, 0.5)] {
             for bias in [nil, columnBias] {
                 // 64 floats past y, which the kernel may not write: a tile's vectors stored whole would.
-                var y = [Float](repeating: .nan, count: n + 64)
-                pg_row_packed_columns(a, Int32(k), packed, Int32(n), &y, bias, Int32(activation), low, high)
+                var y = [Float](repeating: .nan, count: m * n + 64)
+                let done = pg_rows_packed_columns(a, Int32(m), Int32(k), packed, Int32(n), &y, bias, Int32(activation), low, high)
+                #expect((done == 1) == hasKernel, "\(InferenceISA.current), \(m) rows: done \(done)")
+                guard done == 1 else { continue }
                 var worst = 0.0
-                for column in 0..<n {
-                    var sum = Double(bias?[column] ?? 0), scale = 1.0
-                    for step in 0..<k {
-                        sum += Double(a[step]) * Double(b[step * n + column])
-                        scale += abs(Double(a[step]) * Double(b[step * n + column]))
+                for row in 0..<m {
+                    for column in 0..<n {
+                        var sum = Double(bias?[column] ?? 0), scale = 1.0
+                        for step in 0..<k {
+                            sum += Double(a[row * k + step]) * Double(b[step * n + column])
+                            scale += abs(Double(a[row * k + step]) * Double(b[step * n + column]))
+                        }
+                        worst = max(worst, abs(Double(y[row * n + column]) - apply(activation, sum, low, high)) / scale)
                     }
-                    worst = max(worst, abs(Double(y[column]) - apply(activation, sum, low, high)) / scale)
                 }
-                let pastY = y[n...].allSatisfy(\.isNaN)
-                #expect(pastY, "wrote past y: \(k)×\(n)")
-                #expect(worst < 1e-5, "\(InferenceISA.current), \(k)×\(n), activation \(activation), bias \(bias != nil): \(worst)")
+                let pastY = y[(m * n)...].allSatisfy(\.isNaN)
+                #expect(pastY, "wrote past y: \(m)×\(k)×\(n)")
+                #expect(worst < 1e-5, "\(InferenceISA.current), \(m)×\(k)×\(n), activation \(activation), bias \(bias != nil): \(worst)")
             }
         }
     }

@@ -79,9 +79,10 @@ void pg_pack_columns(const float *b, int k, int n, int transposed, float *packed
 /// NULL. activation is a PG_ACTIVATION_* with its bounds.
 void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, long x_pitch, long tile_stride, float *y,
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound);
-/// y[n] = activation(a·B + column_bias[column]) for one row `a` of k floats and B packed by pg_pack_columns: a Linear
-/// layer at batch 1, streaming B once at memory's speed. column_bias may be NULL.
-void pg_row_packed_columns(const float *a, int k, const float *packed, int n, float *y, const float *column_bias, int activation,
+/// y[m × n] = activation(a·B + column_bias[column]) for `m` rows `a` of k floats, row-major, and B packed by
+/// pg_pack_columns: a Linear layer, without packing its activations. column_bias may be NULL. Returns 0, having
+/// done nothing, where the path has no such kernel (several rows, on AVX2 or portable): pack them for pg_packed_gemm.
+int pg_rows_packed_columns(const float *a, int m, int k, const float *packed, int n, float *y, const float *column_bias, int activation,
                            float low_bound, float high_bound);
 
 /// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.

@@ -31,18 +31,16 @@ final class PackedColumns: Sendable {
     }
 
     /// y[rows × n] = activation(a·B + columnBias), a being `rows` rows of k floats; Relu and Clip are applied as the
-    /// rows are stored, other activations after. One row (batch 1) is read as it is, the weights in two streams.
+    /// rows are stored, other activations after. The rows are read as they are where the path has a kernel for it
+    /// (one row: AVX-512 and AVX2; several: AVX-512), else packed first.
     func multiply(_ a: UnsafePointer<Float>, rows: Int, scratch: Scratch, into y: UnsafeMutablePointer<Float>,
                   columnBias: UnsafePointer<Float>?, activation: Activation = .identity) {
         let (kind, low, high) = activation.fusedEpilogue
-        if rows == 1 {
-            pg_row_packed_columns(a, Int32(depth), packed.pointer, Int32(columns), y, columnBias, kind, low, high)
-            if !activation.isFusedByKernels { activation.apply(y, y, count: columns) }
-            return
+        if pg_rows_packed_columns(a, Int32(rows), Int32(depth), packed.pointer, Int32(columns), y, columnBias, kind, low, high) == 0 {
+            pg_pack_weights(a, Int32(rows), Int32(depth), scratch.pointer)
+            pg_packed_gemm(scratch.pointer, Int32(rows), Int32(depth), packed.pointer, Int32(columns), 32, 32 * depth, y, nil,
+                           columnBias, kind, low, high)
         }
-        pg_pack_weights(a, Int32(rows), Int32(depth), scratch.pointer)
-        pg_packed_gemm(scratch.pointer, Int32(rows), Int32(depth), packed.pointer, Int32(columns), 32, 32 * depth, y, nil,
-                       columnBias, kind, low, high)
         if !activation.isFusedByKernels { activation.apply(y, y, count: rows * columns) }
     }
 }
