@@ -137,10 +137,14 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
     // after the first panel's, each panel fetches ahead what its next chunk will read. (Where each tile takes every
     // panel, the tile stays close enough: fetching it again cost ConvNeXt-tiny's deep stages a fifth more time.)
     const int refetch = panel_tile == pg_panel_tile_avx2 && panel_first;
+    if (panel_tile == pg_panel_tile_avx512 && x_pitch == n && n > TILE && n <= 49 && tile_stride == TILE && !column_bias) {
+        // A small plane (7×7's 49 columns) in three vectors and a column, where tiles take 64 columns' work:
+        // MobileNetV2's 7×7 layers warm at 168-173 GFLOPS, in tiles 107-110 (packed_gemm_bench on the Xeon).
+        pg_small_plane_gemm_avx512(packed, m, k, x, n, y, bias, activation, low_bound, high_bound);
+        return;
+    }
     if (panel_tile == pg_panel_tile_avx2 && x_pitch == n && n > TILE && n < 56 && tile_stride == TILE && !column_bias) {
-        // A small plane (7×7's 49 columns): no multiply-add on a missing column. (AVX-512's tiles, with their waste,
-        // ran MobileNetV2's 7×7 layers at 103-111 GFLOPS where this kernel ran at 78 (packed_gemm_bench on the
-        // Xeon): AVX-512 stays on them.)
+        // A small plane (7×7's 49 columns): no multiply-add on a missing column.
         float *blocks = thread_buffer((long)k * n);
         if (blocks) {
             pg_small_plane_gemm_avx2(packed, m, k, x, n, y, bias, activation, low_bound, high_bound, blocks);

@@ -38,6 +38,10 @@ void pg_narrow_tile_avx2(const float *packed, int m, int k, const float *x, long
 void pg_small_plane_gemm_avx2(const float *packed, int m, int k, const float *x, int n, float *y, const float *bias, int activation,
                               float low_bound, float high_bound, float *blocks);
 
+/// pg_packed_gemm on AVX-512 for a convolution's plane of 33 to 49 columns (rows `n` apart), no column biases.
+void pg_small_plane_gemm_avx512(const float *packed, int m, int k, const float *x, int n, float *y, const float *bias, int activation,
+                                float low_bound, float high_bound);
+
 /// pg_packed_gemm on AVX2 for a shallow product (k ≤ SHALLOW_K) of rows of the full width (tile stride TILE), no
 /// column biases: the whole tiles, panel by panel (`panel_first`) or tile by tile. Returns the columns done.
 int pg_shallow_gemm_avx2(const float *packed, int m, int k, const float *x, int n, long x_pitch, float *y, const float *bias,

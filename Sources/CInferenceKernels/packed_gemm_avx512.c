@@ -56,7 +56,21 @@ void pg_panel_tile_avx512(const float *packed, int m, int k, const float *x, lon
     }
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, b6 = a0, b7 = a0;
-    for (int kk = 0; kk < k; kk++, w += PANEL, source += x_pitch) {
+    // A last tile of 16 columns or fewer (a 14×14 plane's last 4): its first half alone, half the multiply-adds.
+    for (int kk = 0; !second && kk < k; kk++, w += PANEL, source += x_pitch) {
+        if (prefetch) _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
+        _mm_prefetch((const char *)(w + AHEAD * PANEL), _MM_HINT_T0);
+        const __m512 x0 = _mm512_maskz_loadu_ps(first, source);
+        a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[0]), x0, a0);
+        a1 = _mm512_fmadd_ps(_mm512_set1_ps(w[1]), x0, a1);
+        a2 = _mm512_fmadd_ps(_mm512_set1_ps(w[2]), x0, a2);
+        a3 = _mm512_fmadd_ps(_mm512_set1_ps(w[3]), x0, a3);
+        a4 = _mm512_fmadd_ps(_mm512_set1_ps(w[4]), x0, a4);
+        a5 = _mm512_fmadd_ps(_mm512_set1_ps(w[5]), x0, a5);
+        a6 = _mm512_fmadd_ps(_mm512_set1_ps(w[6]), x0, a6);
+        a7 = _mm512_fmadd_ps(_mm512_set1_ps(w[7]), x0, a7);
+    }
+    for (int kk = 0; second && kk < k; kk++, w += PANEL, source += x_pitch) {
         if (prefetch) {
             _mm_prefetch((const char *)(source + ahead), _MM_HINT_T0);
             _mm_prefetch((const char *)(source + ahead + 16), _MM_HINT_T0);
