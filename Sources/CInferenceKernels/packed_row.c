@@ -6,8 +6,8 @@
 // prefetcher follows each within its page). The row is read as it is, k floats, where the packed product reads it
 // packed as a panel: 8 floats a step, 7 of them zeros, 576 KB again for every tile.
 //
-// Several rows on AVX-512 (a ViT's tokens): 8 rows against a tile of 32 columns, each step broadcasting one value of
-// each row straight from the rows, which the hardware prefetcher follows as 8 streams. The packed product first
+// Several rows on AVX-512 (a ViT's tokens) against up to 1 MB of columns: 8 rows against a tile of 32 columns, each
+// step broadcasting one value of each row straight from the rows, which the hardware prefetcher follows as 8 streams. The packed product first
 // copies the rows into panels (pg_pack_weights), on every run: 6% of ViT-tiny's time at batch 8. Warm, ViT-tiny's
 // layers at 159-170 GFLOPS, through the copy and the packed product 131-148.
 #include "inference_kernels.h"
@@ -19,6 +19,8 @@
 
 /// Steps of k each stream of one row's product is fetched ahead: 4 KB.
 enum { ROW_AHEAD = 32 };
+/// The most packed columns several rows are multiplied by straight from the rows: a 1 MB L2's worth (Zen 4's).
+enum { ROWS_COLUMNS_BYTES = 1024 * 1024 };
 
 __attribute__((target("avx512f")))
 static void row_packed_columns_avx512(const float *a, int k, const float *packed, int n, float *y, const float *column_bias,
@@ -123,8 +125,10 @@ int pg_rows_packed_columns(const float *a, int m, int k, const float *packed, in
     float bounds[2];
     pg_activation_bounds(activation, low_bound, high_bound, bounds);
     if (m > 1) {
-        if (pg_isa() != PG_ISA_AVX512) return 0;
-        // Each panel of 8 rows (in L1) against every tile of columns (in L2 for a ViT's layers).
+        // Each panel of 8 rows (in L1) against every tile of columns, which must stay in L2 (a ViT-tiny's or
+        // ConvNeXt-tiny's first two stages', 147-590 KB): larger ones take the packed product, which orders its
+        // loops by what fits.
+        if (pg_isa() != PG_ISA_AVX512 || (long)k * ((n + TILE - 1) / TILE) * TILE * 4 > ROWS_COLUMNS_BYTES) return 0;
         for (int row0 = 0; row0 < m; row0 += PANEL) {
             for (int n0 = 0; n0 < n; n0 += TILE) {
                 rows_tile_avx512(a, m, k, row0, packed + (long)n0 * k, n, n0, y, column_bias, bounds);

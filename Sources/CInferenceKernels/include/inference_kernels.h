@@ -81,7 +81,8 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
                     const float *bias, const float *column_bias, int activation, float low_bound, float high_bound);
 /// y[m × n] = activation(a·B + column_bias[column]) for `m` rows `a` of k floats, row-major, and B packed by
 /// pg_pack_columns: a Linear layer, without packing its activations. column_bias may be NULL. Returns 0, having
-/// done nothing, where the path has no such kernel (several rows, on AVX2 or portable): pack them for pg_packed_gemm.
+/// done nothing, where the path has no such kernel (several rows: on AVX2 or portable, or against more than 1 MB of
+/// columns): pack them for pg_packed_gemm.
 int pg_rows_packed_columns(const float *a, int m, int k, const float *packed, int n, float *y, const float *column_bias, int activation,
                            float low_bound, float high_bound);
 
