@@ -32,7 +32,7 @@ final class PackedColumns: Sendable {
 
     /// y[rows × n] = activation(a·B + columnBias), a being `rows` rows of k floats; Relu and Clip are applied as the
     /// rows are stored, other activations after. The rows are read as they are where the path has a kernel for it
-    /// (one row: AVX-512 and AVX2; several: AVX-512), else packed first.
+    /// (one row: AVX-512 and AVX2; several: AVX-512, against at most 1 MB of weights), else packed first.
     func multiply(_ a: UnsafePointer<Float>, rows: Int, scratch: Scratch, into y: UnsafeMutablePointer<Float>,
                   columnBias: UnsafePointer<Float>?, activation: Activation = .identity) {
         let (kind, low, high) = activation.fusedEpilogue
