@@ -114,10 +114,28 @@ static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 
 static void initialise(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
+static char default_ca_file[4096];
+static pthread_once_t default_ca_file_asked = PTHREAD_ONCE_INIT;
+
+static void ask_default_ca_file(void) {
+    CURL *curl = curl_easy_init();
+    char *found = NULL;
+    if (curl && curl_easy_getinfo(curl, CURLINFO_CAINFO, &found) == CURLE_OK && found) {
+        strncpy(default_ca_file, found, sizeof default_ca_file - 1);
+    }
+    if (curl) curl_easy_cleanup(curl);
+}
+
+const char *pg_http_default_ca_file(void) {
+    pthread_once(&initialised, initialise);
+    pthread_once(&default_ca_file_asked, ask_default_ca_file);
+    return default_ca_file[0] ? default_ca_file : NULL;
+}
+
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_address_policy policy, pg_http_progress progress, void *progress_context,
-                    pg_http_result *result) {
+                    pg_http_address_policy policy, const void *ca_bundle, size_t ca_bundle_length,
+                    pg_http_progress progress, void *progress_context, pg_http_result *result) {
     pthread_once(&initialised, initialise);
     memset(result, 0, sizeof *result);
     CURL *curl = curl_easy_init();
@@ -142,6 +160,11 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response_headers);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, result->error);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (ca_bundle != NULL) {
+        /* Copied by curl; replaces the default bundle, so the caller includes the system's certificates. */
+        struct curl_blob blob = {.data = (void *)ca_bundle, .len = ca_bundle_length, .flags = CURL_BLOB_COPY};
+        curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
+    }
     address_guard guard = {.policy = policy};
     if (policy != PG_HTTP_ANY_ADDRESS) {
         curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
@@ -163,7 +186,8 @@ int pg_http_perform(const char *method, const char *url, const char *const *head
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
     result->timed_out = code == CURLE_OPERATION_TIMEDOUT;
     result->too_large = response_body.overflowed;
-    if (code != CURLE_OK && guard.refused) {
+    result->refused_address = code != CURLE_OK && guard.refused;
+    if (result->refused_address) {
         strncpy(result->error, "the address is not a public one (loopback, private or reserved addresses are refused)",
                 sizeof result->error - 1);
     }

@@ -16,6 +16,10 @@ public struct CareDataConfiguration: Sendable {
     public var cacheTTL: Duration = .seconds(7 * 86_400)
     /// How long a provider's "no such species" answer is trusted. Default 1 day.
     public var notFoundTTL: Duration = .seconds(86_400)
+    /// The longest a lookup waits for providers before it answers from what has arrived (each late provider named
+    /// in the notes; its answer, when it comes, fills the cache for the next lookup). A caller's earlier deadline
+    /// cuts it further. Default 4 s, so that a cold lookup with a provider hanging answers within 5 s.
+    public var lookupBudget: Duration = .seconds(4)
     /// The current time (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 

@@ -37,12 +37,12 @@ public struct CareDataRPCService: RPCService {
         let provider = self.provider
         typealias Methods = Plantguide_Caredata_V1_CareDataService
 
-        router.register(Methods.getCareInfo) { request, _ in
+        router.register(Methods.getCareInfo) { request, context in
             let care: CareInfo
             do {
                 switch request.key {
                 case .scientificName(let name)?:
-                    care = try await provider.careInfo(scientificName: name)
+                    care = try await provider.careInfo(scientificName: name, deadline: context.deadline)
                 case .trefleID(let id)?:
                     guard id > 0 else { throw RPCError.invalidArgument("trefle_id", .outOfRange, "trefle_id must be positive") }
                     care = try await provider.careInfo(trefleID: Int(id))

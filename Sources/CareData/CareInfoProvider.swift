@@ -59,16 +59,30 @@ public final class CareInfoProvider: Sendable {
 
     // MARK: Lookups
 
-    /// Care info by scientific or common name.
+    /// Care info by scientific or common name, answered by `deadline` (the caller's) or within the configured
+    /// lookup budget, whichever comes first: providers that have not answered by then are named in the notes, and
+    /// their answers, when they come, fill the cache for the next lookup.
     /// - Throws: `CareDataError` (invalidArgument for a name that is no name; notFound when nothing knows it).
-    public func careInfo(scientificName text: String) async throws -> CareInfo {
+    public func careInfo(scientificName text: String, deadline: ContinuousClock.Instant? = nil) async throws -> CareInfo {
         if let care = merged.answer(text, now: configuration.now()) {
             counters.hits.increment()
             return care
         }
-        let resolution = try await resolve(text)
+        let budgetEnd = ContinuousClock.now + configuration.lookupBudget
+        let answerBy = deadline.map { min($0 - Self.answerMargin, budgetEnd) } ?? budgetEnd
+        return try await RequestDeadline.$current.withValue(deadline) {
+            try await lookUp(text, answerBy: answerBy)
+        }
+    }
+
+    /// How long before the caller's deadline the answer is put together: time for the merge and the reply.
+    static let answerMargin: Duration = .milliseconds(250)
+
+    private func lookUp(_ text: String, answerBy: ContinuousClock.Instant) async throws -> CareInfo {
+        // GBIF's match comes first (the providers are asked for the accepted name): it may take half the time.
+        let resolution = try await resolve(text, answerBy: ContinuousClock.now + ContinuousClock.now.duration(to: answerBy) / 2)
         let name = resolution.name
-        let (gathered, lookups, tried) = try await gather(name)
+        let (gathered, lookups, tried) = try await gather(name, answerBy: answerBy)
         var records = gathered
         if let gbif = resolution.gbif { records[.gbif] = gbif }
         let standIn = records[.catalog] == nil ? catalog.care(forGenus: name.genus) : nil
@@ -81,7 +95,9 @@ public final class CareInfoProvider: Sendable {
         if let note = resolution.note { care.notes.insert(note, at: 0) }
         for provider in providers {
             guard case .failed(let error)? = lookups[provider.source] else { continue }
-            care.notes.append("\(provider.name) could not be asked (\(error.message)); the fields it gives came from other sources.")
+            care.notes.append(error.isLate
+                ? "\(provider.name) did not answer in time; the fields it gives came from other sources, and its answer will serve the next lookup."
+                : "\(provider.name) could not be asked (\(error.message)); the fields it gives came from other sources.")
         }
         if let validUntil = validUntil(Array(lookups.values) + [resolution.lookup].compactMap { $0 }) {
             merged.keep(care, for: text, until: validUntil)
@@ -90,30 +106,50 @@ public final class CareInfoProvider: Sendable {
     }
 
     /// The catalog's record of `name` and each provider's worth asking: Trefle always (when configured), the others
-    /// only when a field they answer well is still missing. With what each lookup found, and what was tried in words.
-    private func gather(_ name: ScientificName) async throws
+    /// only when a field they answer well is missing from the catalog. They are asked at once, except a provider
+    /// that spends a daily budget, which waits for those before it that could answer all it would be asked for.
+    /// Each is waited for until `answerBy`. With what each lookup found, and what was tried in words.
+    private func gather(_ name: ScientificName, answerBy: ContinuousClock.Instant) async throws
         -> (records: [CareSource: CareInfo], lookups: [CareSource: Lookup], tried: [String])
     {
         var records: [CareSource: CareInfo] = [:]
         var lookups: [CareSource: Lookup] = [:]
         var tried: [String] = []
         if let care = catalog.care(for: name.canonical) { records[.catalog] = care }
+        func missing(_ provider: any CareDataProvider) -> Set<CareField> {
+            provider.answers.filter { field in !records.contains { source, record in CareMerge.supplies(record, field, as: source) } }
+        }
+        var asked: [any CareDataProvider] = []
+        var waiting: [any CareDataProvider] = []
         for provider in providers {
-            let missing = provider.answers.filter { field in
-                !records.contains { source, record in CareMerge.supplies(record, field, as: source) }
-            }
-            if provider.source != .trefle && missing.isEmpty { continue }
+            if provider.source != .trefle && missing(provider).isEmpty { continue }
             guard provider.isConfigured else {
                 tried.append("\(provider.name): not configured")
                 continue
             }
-            let lookup = try await self.lookup(provider, name)
-            lookups[provider.source] = lookup
-            switch lookup {
-            case .cached(let care?, _), .fetched(let care?), .stale(let care, _): records[provider.source] = care
-            case .cached(nil, _): tried.append("\(provider.name): no such species (answer cached)")
-            case .fetched(nil): tried.append("\(provider.name): no such species")
-            case .failed(let error): tried.append("\(provider.name): \(error.message)")
+            let needed = missing(provider)
+            if provider.spendsBudget && asked.contains(where: { $0.answers.isSuperset(of: needed) }) {
+                waiting.append(provider)
+            } else {
+                asked.append(provider)
+            }
+        }
+        for round in [asked, waiting] {
+            let found = try await withThrowingTaskGroup(of: (CareSource, Lookup).self) { group in
+                for provider in round where provider.source == .trefle || !missing(provider).isEmpty {
+                    group.addTask { (provider.source, try await self.lookup(provider, name, answerBy: answerBy)) }
+                }
+                return try await group.reduce(into: [CareSource: Lookup]()) { $0[$1.0] = $1.1 }
+            }
+            for provider in round {
+                guard let lookup = found[provider.source] else { continue }
+                lookups[provider.source] = lookup
+                switch lookup {
+                case .cached(let care?, _), .fetched(let care?), .stale(let care, _): records[provider.source] = care
+                case .cached(nil, _): tried.append("\(provider.name): no such species (answer cached)")
+                case .fetched(nil): tried.append("\(provider.name): no such species")
+                case .failed(let error): tried.append("\(provider.name): \(error.message)")
+                }
             }
         }
         return (records, lookups, tried)
@@ -150,7 +186,7 @@ public final class CareInfoProvider: Sendable {
         let outcome = await shared("#\(trefleID)") { [self] in
             do {
                 let record = try await trefle.speciesRecord(String(trefleID))
-                let care = TrefleCareMapping.careInfo(from: record.species, fetchedAt: configuration.now())
+                let care = TrefleProvider.careInfo(from: record.species, fetchedAt: configuration.now())
                 try await store(care, key: CareCache.key(for: care.scientificName) ?? care.scientificName.lowercased(),
                                 raw: record.raw, trefleID: record.species.id)
                 return .found(care)
@@ -159,7 +195,7 @@ public final class CareInfoProvider: Sendable {
             } catch {
                 return .failed(Self.providerError(error, "Trefle"))
             }
-        }
+        }.value
         switch outcome {
         case .found(let care?):
             return merged(trefle: care, source: .trefle)
@@ -227,7 +263,7 @@ public final class CareInfoProvider: Sendable {
 
     /// The species `text` names: a common name the catalog knows; else the scientific name, matched by GBIF to
     /// the accepted species unless the catalog knows it as written.
-    private func resolve(_ text: String) async throws -> NameResolution {
+    private func resolve(_ text: String, answerBy: ContinuousClock.Instant) async throws -> NameResolution {
         if let care = catalog.care(forCommonName: text), let name = ScientificName(care.scientificName) {
             return NameResolution(name: name, note: "“\(text.trimmingCharacters(in: .whitespaces))” is \(name.canonical) (PlantGuide's catalog).")
         }
@@ -236,12 +272,12 @@ public final class CareInfoProvider: Sendable {
         }
         guard gbif.isConfigured, catalog.care(for: written.canonical) == nil else { return NameResolution(name: written) }
         let asked = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        let lookup = try await cached(key: "gbif:" + asked.lowercased()) { [gbif, configuration] in
-            let (match, raw) = try await gbif.match(asked)
-            guard let accepted = match.acceptedSpecies.flatMap(ScientificName.init) else { return (nil, raw, nil) }
+        let lookup = try await cached(key: "gbif:" + asked.lowercased(), answerBy: answerBy) { [gbif, configuration] in
+            let (match, _) = try await gbif.match(asked)
+            guard let accepted = match.acceptedSpecies.flatMap(ScientificName.init) else { return (nil, nil, nil) }
             let care = CareInfo(scientificName: accepted.canonical, family: match.family ?? "", genus: match.genus ?? accepted.genus,
                                 source: .gbif, fetchedAt: configuration.now(), fieldSources: [.family: .gbif, .genus: .gbif])
-            return (care, raw, nil)
+            return (care, nil, nil)
         }
         switch lookup {
         case .cached(let care?, _), .fetched(let care?), .stale(let care, _):
@@ -255,16 +291,17 @@ public final class CareInfoProvider: Sendable {
 
     // MARK: Upstream
 
-    private func lookup(_ provider: any CareDataProvider, _ name: ScientificName) async throws -> Lookup {
-        try await cached(key: provider.cacheKey(name)) { [configuration] in
+    private func lookup(_ provider: any CareDataProvider, _ name: ScientificName, answerBy: ContinuousClock.Instant) async throws -> Lookup {
+        try await cached(key: provider.cacheKey(name), answerBy: answerBy) { [configuration] in
             let record = try await provider.record(of: name, fetchedAt: configuration.now())
             return (record?.care, record?.raw, record?.trefleID)
         }
     }
 
     /// The fresh cache entry of `key`, else one `fetch` (shared by concurrent callers) whose answer is stored,
-    /// else, when it fails, the expired entry.
-    private func cached(key: String,
+    /// else, when it fails or has not ended by `answerBy` (nil: no limit), the expired entry. A fetch that ends
+    /// after `answerBy` still stores its answer.
+    private func cached(key: String, answerBy: ContinuousClock.Instant? = nil,
                         fetch: @escaping @Sendable () async throws -> (CareInfo?, raw: Data?, trefleID: Int?)) async throws -> Lookup {
         let entry = try await cache.entry(key: key)
         if let entry, isFresh(entry) {
@@ -272,7 +309,7 @@ public final class CareInfoProvider: Sendable {
             return .cached(entry.care, entry.fetchedAt)
         }
         counters.misses.increment()
-        let outcome = await shared(key) { [self] in
+        let task = shared(key) { [self] in
             // A request that missed the cache just before another's fetch stored its answer finds it here.
             if let entry = try? await cache.entry(key: key), isFresh(entry) { return .found(entry.care) }
             do {
@@ -283,29 +320,56 @@ public final class CareInfoProvider: Sendable {
                 return .failed(Self.providerError(error, "the provider"))
             }
         }
+        let started = ContinuousClock.now
+        let outcome: Outcome?
+        if let answerBy {
+            outcome = await Self.value(of: task, by: answerBy)
+        } else {
+            outcome = await task.value
+        }
         switch outcome {
-        case .found(let care):
+        case .found(let care)?:
             return .fetched(care)
-        case .failed(let error):
+        case .failed(let error)?:
             guard let stale = entry?.care else { return .failed(error) }
             counters.staleServed.increment()
             return .stale(stale, error)
+        case nil:
+            let waited = started.duration(to: .now).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))
+            let late = ProviderError.late("no answer within \(waited); its answer will fill the cache")
+            guard let stale = entry?.care else { return .failed(late) }
+            counters.staleServed.increment()
+            return .stale(stale, late)
         }
     }
 
-    /// Runs `work` once per key at a time; concurrent callers share its outcome.
-    private func shared(_ key: String, _ work: @escaping @Sendable () async -> Outcome) async -> Outcome {
-        let task = inflight.withLock { tasks in
+    /// The outcome of `task` if it ends by `deadline`, else nil (the task goes on).
+    private static func value(of task: Task<Outcome, Never>, by deadline: ContinuousClock.Instant) async -> Outcome? {
+        await withCheckedContinuation { continuation in
+            let first = FirstResult<Outcome?>(continuation)
+            let timer = Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                first.resume(nil)
+            }
+            Task {
+                first.resume(await task.value)
+                timer.cancel()
+            }
+        }
+    }
+
+    /// Runs `work` once per key at a time: concurrent callers share its task, which outlives any one of them.
+    private func shared(_ key: String, _ work: @escaping @Sendable () async -> Outcome) -> Task<Outcome, Never> {
+        inflight.withLock { tasks in
             if let running = tasks[key] { return running }
-            let task = Task { await work() }
+            let task = Task { [self] in
+                let outcome = await work()
+                inflight.withLock { tasks in tasks[key] = nil }
+                return outcome
+            }
             tasks[key] = task
             return task
         }
-        let outcome = await task.value
-        inflight.withLock { tasks in
-            if tasks[key] == task { tasks[key] = nil }
-        }
-        return outcome
     }
 
     private func store(_ care: CareInfo?, key: String, raw: Data?, trefleID: Int?) async throws {

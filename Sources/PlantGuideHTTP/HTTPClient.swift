@@ -12,14 +12,18 @@ public struct HTTPRequest: Sendable {
     /// Which addresses it may connect to: URLs a user gave (webhooks, push services) must not reach the server's
     /// own network.
     public var addresses: OutboundAddresses
+    /// The largest response body this request accepts, below the client's own limit (a provider's answers are
+    /// small: a larger one is refused before it is parsed or cached); nil: the client's limit.
+    public var maxResponseBytes: Int?
 
     public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
-                addresses: OutboundAddresses = .any) {
+                addresses: OutboundAddresses = .any, maxResponseBytes: Int? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.addresses = addresses
+        self.maxResponseBytes = maxResponseBytes
     }
 }
 
@@ -89,7 +93,15 @@ public struct HTTPProgress: Sendable {
 
 /// A transport failure: no HTTP response at all.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable { case timedOut, transport }
+    public enum Code: Sendable {
+        case timedOut
+        case transport
+        /// The body was over the limit; the transfer was stopped.
+        case tooLarge
+        /// The outbound guard refused every address of the host (``OutboundAddresses``): nothing was sent, and
+        /// asking again would be refused again while the name resolves to the same place.
+        case refusedAddress
+    }
     public var code: Code
     public var message: String
 
@@ -104,9 +116,12 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 public final class CurlHTTPClient: HTTPClient {
     /// The largest response body accepted; a larger one fails the request. Default 64 MiB.
     public let maxBodyBytes: Int
+    /// The certificate authorities https servers are checked against.
+    public let authorities: CertificateAuthorities
 
-    public init(maxBodyBytes: Int = 64 << 20) {
+    public init(maxBodyBytes: Int = 64 << 20, authorities: CertificateAuthorities = .system) {
         self.maxBodyBytes = maxBodyBytes
+        self.authorities = authorities
     }
 
     /// The time-out covers the whole exchange, connecting included, to the millisecond (at least 1 ms).
@@ -146,10 +161,12 @@ public final class CurlHTTPClient: HTTPClient {
         -> HTTPResponse
     {
         let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
-        let maxBodyBytes = self.maxBodyBytes
+        let maxBodyBytes = min(maxBodyBytes, request.maxResponseBytes ?? .max)
+        let bundle = authorities.bundle
         return try await withCheckedThrowingContinuation { continuation in
             Thread(named: "plantguide-http") {
-                continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes, progress: progress))
+                continuation.resume(with: Self.perform(request, timeoutMilliseconds: milliseconds, maxBodyBytes: maxBodyBytes,
+                                                       authorities: bundle, progress: progress))
             }.start()
         }
     }
@@ -159,7 +176,7 @@ public final class CurlHTTPClient: HTTPClient {
         init(_ report: @escaping @Sendable (HTTPProgress) -> Void) { self.report = report }
     }
 
-    private static func perform(_ request: HTTPRequest, timeoutMilliseconds: Int, maxBodyBytes: Int,
+    private static func perform(_ request: HTTPRequest, timeoutMilliseconds: Int, maxBodyBytes: Int, authorities: Data?,
                                 progress: (@Sendable (HTTPProgress) -> Void)?) -> Result<HTTPResponse, any Error> {
         let host = request.url.host ?? "server"
         let headerLines = request.headers.map { "\($0.key): \($0.value)" }
@@ -174,9 +191,12 @@ public final class CurlHTTPClient: HTTPClient {
         }
         let code = withCStrings(headerLines) { headers in
             (request.body ?? Data()).withUnsafeBytes { body in
-                pg_http_perform(request.method, request.url.absoluteString, headers, headerLines.count,
-                                request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes,
-                                request.addresses.policy, report, context, &result)
+                (authorities ?? Data()).withUnsafeBytes { bundle in
+                    pg_http_perform(request.method, request.url.absoluteString, headers, headerLines.count,
+                                    request.body == nil ? nil : body.baseAddress, body.count, timeoutMilliseconds, maxBodyBytes,
+                                    request.addresses.policy, authorities == nil ? nil : bundle.baseAddress, bundle.count,
+                                    report, context, &result)
+                }
             }
         }
         withExtendedLifetime(box) {}
@@ -184,7 +204,11 @@ public final class CurlHTTPClient: HTTPClient {
             return .failure(HTTPClientError(code: .timedOut, message: "no answer from \(host) within \(timeoutMilliseconds) ms"))
         }
         if result.too_large != 0 {
-            return .failure(HTTPClientError(code: .transport, message: "\(host) sent a body over \(maxBodyBytes) bytes"))
+            return .failure(HTTPClientError(code: .tooLarge, message: "\(host) sent a body over \(maxBodyBytes) bytes"))
+        }
+        if result.refused_address != 0 {
+            return .failure(HTTPClientError(code: .refusedAddress, message: "cannot send to \(host): its address is not a public one "
+                                            + "(loopback, private, link-local and reserved addresses are refused)"))
         }
         guard code == 0, result.status > 0 else {
             let reason = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

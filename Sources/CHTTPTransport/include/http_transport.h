@@ -17,9 +17,11 @@ typedef struct {
     /* The body; malloc'ed. */
     char *body;
     size_t body_length;
-    /* Set when the time-out passed, and when the body exceeded max_body_bytes (the transfer stops). */
+    /* Set when the time-out passed, when the body exceeded max_body_bytes (the transfer stops), and when the
+     * address guard refused every address the name resolved to (no connection was opened). */
     int timed_out;
     int too_large;
+    int refused_address;
     /* curl's description of a transport failure, "" on success. */
     char error[256];
 } pg_http_result;
@@ -39,12 +41,18 @@ typedef enum { PG_HTTP_ANY_ADDRESS = 0, PG_HTTP_PUBLIC_ONLY = 1, PG_HTTP_PUBLIC_
 /* Whether `address` (numeric IPv4 or IPv6) is one `policy` allows. */
 int pg_http_address_allowed(const char *address, pg_http_address_policy policy);
 
-/* Sends one request. `headers` are "Name: value" lines. Returns 0 when a response arrived (any status), else
- * curl's error code with `result->error` set. `progress` may be NULL. Free the result with pg_http_result_free. */
+/* The path of the CA bundle this libcurl trusts by default ("/etc/ssl/certs/ca-certificates.crt" on Debian),
+ * NULL when it was built without one. */
+const char *pg_http_default_ca_file(void);
+
+/* Sends one request. `headers` are "Name: value" lines. `ca_bundle` (PEM, NULL for libcurl's default bundle)
+ * holds every certificate authority trusted for https: PlantGuide passes the system's bundle and an operator's
+ * own CA together. Returns 0 when a response arrived (any status), else curl's error code with `result->error`
+ * set. `progress` may be NULL. Free the result with pg_http_result_free. */
 int pg_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
                     const void *body, size_t body_length, long timeout_ms, size_t max_body_bytes,
-                    pg_http_address_policy policy, pg_http_progress progress, void *progress_context,
-                    pg_http_result *result);
+                    pg_http_address_policy policy, const void *ca_bundle, size_t ca_bundle_length,
+                    pg_http_progress progress, void *progress_context, pg_http_result *result);
 
 void pg_http_result_free(pg_http_result *result);
 

@@ -14,20 +14,26 @@ protocol CareDataProvider: Sendable {
     var answers: Set<CareField> { get }
     /// The requests it sent and how it fared.
     var requester: UpstreamRequester { get }
+    /// Whether each request spends a small daily budget (Perenual): then it is asked only after the providers
+    /// before it that could make it unnecessary have answered.
+    var spendsBudget: Bool { get }
 
     /// The provider's record of `name`, nil when it has no such species.
     /// - Throws: ``ProviderError`` when it could not be asked or its answer could not be read.
     func record(of name: ScientificName, fetchedAt: Date) async throws -> ProviderRecord?
 }
 
-/// A provider's answer as the cache keeps it: the mapped care fields, the body as received, Trefle's id.
+/// A provider's answer as the cache keeps it: the mapped care fields, and Trefle's id and body as received (at most
+/// `UpstreamLimits.maxBodyBytes`); the other providers' bodies are not kept, only the fields read from them.
 struct ProviderRecord: Sendable {
     var care: CareInfo
-    var raw: Data?
-    var trefleID: Int?
+    var raw: Data? = nil
+    var trefleID: Int? = nil
 }
 
 extension CareDataProvider {
+    var spendsBudget: Bool { false }
+
     func cacheKey(_ name: ScientificName) -> String { cacheKeyPrefix + CareCache.key(for: name) }
 }
 
@@ -52,8 +58,23 @@ struct TrefleProvider: CareDataProvider {
             }
             record = try await client.speciesRecord(String(match.id))
         }
-        return ProviderRecord(care: TrefleCareMapping.careInfo(from: record.species, fetchedAt: fetchedAt), raw: record.raw,
+        return ProviderRecord(care: Self.careInfo(from: record.species, fetchedAt: fetchedAt), raw: record.raw,
                               trefleID: record.species.id)
+    }
+
+    /// Trefle's record mapped, with a temperature range outside ``CarePlausibility`` not served (its field left to
+    /// the next source, the value named in `discardedValues`).
+    static func careInfo(from species: TrefleSpecies, fetchedAt: Date) -> CareInfo {
+        var care = TrefleCareMapping.careInfo(from: species, fetchedAt: fetchedAt)
+        let growth = species.growth
+        let check = CarePlausibility.check(growth?.minimumTemperature?.celsius, growth?.maximumTemperature?.celsius,
+                                           within: CarePlausibility.celsius, unit: "°C", strictlyOrdered: true)
+        if case .implausible(let reason) = check {
+            care.temperature = .default
+            care.fieldSources?[.temperature] = nil
+            care.discardedValues = [CarePlausibility.note("Trefle", "temperature range", reason)]
+        }
+        return care
     }
 }
 
@@ -71,7 +92,7 @@ struct OpenPlantbookProvider: CareDataProvider {
     func record(of name: ScientificName, fetchedAt: Date) async throws -> ProviderRecord? {
         do {
             let detail = try await client.detail(pid: name.canonical.lowercased())
-            return ProviderRecord(care: OpenPlantbookMapping.careInfo(from: detail.plant, fetchedAt: fetchedAt), raw: detail.raw)
+            return ProviderRecord(care: OpenPlantbookMapping.careInfo(from: detail.plant, fetchedAt: fetchedAt))
         } catch let error as ProviderError where error.code == .notFound {
             return nil
         }
@@ -88,6 +109,7 @@ struct PerenualProvider: CareDataProvider {
     var cacheKeyPrefix: String { "perenual:" }
     var answers: Set<CareField> { [.watering, .light, .temperature] }
     var requester: UpstreamRequester { client.requester }
+    var spendsBudget: Bool { true }
 
     func record(of name: ScientificName, fetchedAt: Date) async throws -> ProviderRecord? {
         let key = CareCache.key(for: name)
@@ -96,7 +118,7 @@ struct PerenualProvider: CareDataProvider {
         }) else { return nil }
         do {
             let details = try await client.details(id: match.id)
-            return ProviderRecord(care: PerenualMapping.careInfo(from: details.species, fetchedAt: fetchedAt), raw: details.raw)
+            return ProviderRecord(care: PerenualMapping.careInfo(from: details.species, fetchedAt: fetchedAt))
         } catch let error as ProviderError where error.code == .notFound {
             return nil
         }

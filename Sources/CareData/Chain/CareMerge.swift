@@ -118,12 +118,17 @@ enum CareMerge {
         }
     }
 
-    /// The notes of every source that gave a field, in the order of sources, without repeats.
+    /// The notes of every source that gave a field, in the order of sources, without repeats; then the values any
+    /// source sent that were not served (``CarePlausibility``), whether or not it gave a field.
     private static func notes(records: [CareSource: CareInfo], sources: [CareField: CareSource]) -> [String] {
         let used = Set(sources.values)
+        let order = [CareSource.trefle, .catalog, .openPlantbook, .perenual]
         var notes: [String] = []
-        for source in [CareSource.trefle, .catalog, .openPlantbook, .perenual] where used.contains(source) {
+        for source in order where used.contains(source) {
             for note in records[source]?.notes ?? [] where !notes.contains(note) { notes.append(note) }
+        }
+        for source in order {
+            for note in records[source]?.discardedValues ?? [] where !notes.contains(note) { notes.append(note) }
         }
         return notes
     }

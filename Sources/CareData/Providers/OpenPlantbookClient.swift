@@ -135,6 +135,9 @@ public struct OpenPlantbookSummary: Decodable, Sendable, Equatable {
 }
 
 /// `plant/detail`: measured ranges for a plant, and with `include=care` free-text advice.
+///
+/// Read field by field: a field of the wrong type is dropped and named in `unreadableFields`, and the rest of the
+/// record is kept; a number sent as text ("35") is read as the number. Only `pid` is required.
 public struct OpenPlantbookPlant: Decodable, Sendable, Equatable {
     public var pid: String
     public var displayPid: String?
@@ -147,6 +150,8 @@ public struct OpenPlantbookPlant: Decodable, Sendable, Equatable {
     public var commonNames: [CommonName]?
     /// Free text with `include=care` (since 2026-05).
     public var watering, sunlight, soil, pruning, fertilization: String?
+    /// The fields present but of a type that could not be read, with what was found: ["min_temp": "text that is not a number"].
+    public var unreadableFields: [String: String] = [:]
 
     public struct CommonName: Decodable, Sendable, Equatable {
         public var name: String
@@ -158,7 +163,7 @@ public struct OpenPlantbookPlant: Decodable, Sendable, Equatable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case pid, category, watering, sunlight, soil, pruning, fertilization
         case displayPid = "display_pid"
         case minTemp = "min_temp", maxTemp = "max_temp"
@@ -166,5 +171,63 @@ public struct OpenPlantbookPlant: Decodable, Sendable, Equatable {
         case minLightLux = "min_light_lux", maxLightLux = "max_light_lux"
         case minSoilMoist = "min_soil_moist", maxSoilMoist = "max_soil_moist"
         case commonNames = "common_names"
+    }
+
+    public init(pid: String) {
+        self.pid = pid
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        pid = try fields.decode(String.self, forKey: .pid)
+        var unreadable: [String: String] = [:]
+        func number(_ key: CodingKeys) -> Double? {
+            guard fields.contains(key), (try? fields.decodeNil(forKey: key)) == false else { return nil }
+            if let value = try? fields.decode(Double.self, forKey: key) { return value }
+            if let text = try? fields.decode(String.self, forKey: key) {
+                if let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite { return value }
+                unreadable[key.rawValue] = "text that is not a number"
+            } else {
+                unreadable[key.rawValue] = "a value that is not a number"
+            }
+            return nil
+        }
+        func text(_ key: CodingKeys) -> String? {
+            guard fields.contains(key), (try? fields.decodeNil(forKey: key)) == false else { return nil }
+            if let value = try? fields.decode(String.self, forKey: key) { return value }
+            unreadable[key.rawValue] = "a value that is not text"
+            return nil
+        }
+        displayPid = text(.displayPid)
+        category = text(.category)
+        minTemp = number(.minTemp)
+        maxTemp = number(.maxTemp)
+        minEnvHumid = number(.minEnvHumid)
+        maxEnvHumid = number(.maxEnvHumid)
+        minLightLux = number(.minLightLux)
+        maxLightLux = number(.maxLightLux)
+        minSoilMoist = number(.minSoilMoist)
+        maxSoilMoist = number(.maxSoilMoist)
+        watering = text(.watering)
+        sunlight = text(.sunlight)
+        soil = text(.soil)
+        pruning = text(.pruning)
+        fertilization = text(.fertilization)
+        if fields.contains(.commonNames), (try? fields.decodeNil(forKey: .commonNames)) == false {
+            if let names = try? fields.decode([LenientCommonName].self, forKey: .commonNames) {
+                commonNames = names.compactMap(\.name)
+            } else {
+                unreadable[CodingKeys.commonNames.rawValue] = "a value that is not a list of names"
+            }
+        }
+        unreadableFields = unreadable
+    }
+
+    /// One entry of `common_names`, nil when it is not a name.
+    private struct LenientCommonName: Decodable {
+        var name: CommonName?
+        init(from decoder: any Decoder) throws {
+            name = try? CommonName(from: decoder)
+        }
     }
 }

@@ -23,26 +23,25 @@ public struct PerenualConfiguration: Sendable {
 }
 
 /// A client of Perenual's species API, within a daily request budget: `species-list?q=` to find a species'
-/// id, then `species/details/{id}`. A budget spent fails requests as rate-limited until the next UTC day,
-/// without sending them.
+/// id, then `species/details/{id}`. Every request sent spends one of the budget, retries included; a budget spent
+/// fails requests as rate-limited until the next UTC day, without sending them.
 public final class PerenualClient: Sendable {
     public let configuration: PerenualConfiguration
     let requester: UpstreamRequester
-    private let budget = Mutex<(day: Int, spent: Int)>((0, 0))
+    private let budget: DailyBudget
 
     public init(configuration: PerenualConfiguration, http: any HTTPClient = CurlHTTPClient()) {
         self.configuration = configuration
+        let budget = DailyBudget(limit: configuration.dailyBudget, now: configuration.now)
+        self.budget = budget
         requester = UpstreamRequester(provider: "Perenual", metric: "perenual", limits: configuration.limits,
-                                      configured: configuration.isConfigured, http: http)
+                                      configured: configuration.isConfigured, http: http, beforeSending: { try budget.spend() })
     }
 
     public var isConfigured: Bool { configuration.isConfigured }
 
     /// Requests left in today's budget.
-    public var budgetLeft: Int {
-        let today = Self.day(configuration.now())
-        return budget.withLock { $0.day == today ? max(0, configuration.dailyBudget - $0.spent) : configuration.dailyBudget }
-    }
+    public var budgetLeft: Int { budget.left }
 
     /// `GET /api/v2/species-list?q=…`: species whose names contain `query`.
     public func search(_ query: String) async throws -> [PerenualSummary] {
@@ -63,7 +62,6 @@ public final class PerenualClient: Sendable {
         guard let key = configuration.key, isConfigured else {
             throw requester.error(.notConfigured, "no Perenual key (PLANTGUIDE_PERENUAL_KEY)")
         }
-        try spendBudget()
         let url = UpstreamRequester.url(configuration.baseURL, path, query: query.merging(["key": key]) { $1 })
         let response = try await requester.send(HTTPRequest(url: url, headers: ["Accept": "application/json"]))
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
@@ -71,19 +69,40 @@ public final class PerenualClient: Sendable {
         }
         return (object, response.body)
     }
+}
 
-    private func spendBudget() throws {
-        let today = Self.day(configuration.now())
-        let allowed = budget.withLock { budget in
-            if budget.day != today { budget = (today, 0) }
-            guard budget.spent < configuration.dailyBudget else { return false }
-            budget.spent += 1
+/// Perenual's requests a UTC day: spent before each request is sent.
+final class DailyBudget: Sendable {
+    let limit: Int
+    private let now: @Sendable () -> Date
+    private let spent = Mutex<(day: Int, count: Int)>((0, 0))
+
+    init(limit: Int, now: @escaping @Sendable () -> Date) {
+        self.limit = limit
+        self.now = now
+    }
+
+    /// Requests left today.
+    var left: Int {
+        let today = Self.day(now())
+        return spent.withLock { $0.day == today ? max(0, limit - $0.count) : limit }
+    }
+
+    /// Spends one request of today's budget.
+    /// - Throws: ``ProviderError/Code/rateLimited`` (retry after the next UTC midnight) when it is spent.
+    func spend() throws {
+        let time = now()
+        let today = Self.day(time)
+        let allowed = spent.withLock { spent in
+            if spent.day != today { spent = (today, 0) }
+            guard spent.count < limit else { return false }
+            spent.count += 1
             return true
         }
         guard allowed else {
-            let midnight = Double(today + 1) * 86_400 - configuration.now().timeIntervalSince1970
-            throw requester.error(.rateLimited, "today's budget of \(configuration.dailyBudget) requests is spent",
-                                  retryAfter: .seconds(max(1, midnight)))
+            let midnight = Double(today + 1) * 86_400 - time.timeIntervalSince1970
+            throw ProviderError(.rateLimited, "today's budget of \(limit) requests is spent", retryAfter: .seconds(max(1, midnight)),
+                                provider: "Perenual")
         }
     }
 
@@ -194,12 +213,19 @@ enum PerenualValue {
         }
     }
 
-    /// `true`/`false` or 1/0.
+    /// Every form Perenual sends a yes or no in: `true`/`false`, 1/0, and the same as text ("1", "0", "true",
+    /// "false", "yes", "no"). Anything else is unknown.
     static func flag(_ value: Any?) -> Bool? {
         switch value {
-        case let flag as Bool: flag
-        case let number as Int: number != 0
-        default: nil
+        case let flag as Bool: return flag
+        case let number as Int: return number == 0 ? false : number == 1 ? true : nil
+        case let string as String:
+            switch string.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "1", "true", "yes": return true
+            case "0", "false", "no": return false
+            default: return nil
+            }
+        default: return nil
         }
     }
 }

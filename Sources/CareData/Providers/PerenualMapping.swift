@@ -5,7 +5,7 @@ import PlantGuideCore
 ///
 /// | care field | from Perenual | rule |
 /// |---|---|---|
-/// | watering | `watering`, `watering_general_benchmark` | Frequent 2× a week, Average weekly, Minimum 2-weekly, None monthly; benchmark's first day count |
+/// | watering | `watering`, `watering_general_benchmark` | Frequent 2× a week, Average weekly, Minimum 2-weekly, None monthly; benchmark's first day count when plausible (1–60, ends in order) |
 /// | light | `sunlight[]` | the first of: full sun (8 h), part sun (6 h), part shade or filtered shade (4 h), full or deep shade (3 h) |
 /// | temperature | `hardiness.min` (USDA zone) | minimum: the warmer half of that zone (zone 7: −15 °C, zone 10: 1.7 °C); maximum: the kind's default |
 /// | soil | `soil[]` | joined |
@@ -24,6 +24,14 @@ public enum PerenualMapping {
         var supplied: Set<CareField> = [.habit]
         if !care.commonNames.isEmpty { supplied.insert(.commonNames) }
         if species.family != nil { supplied.insert(.family) }
+        var discarded: [String] = []
+        if let benchmark = species.wateringBenchmark, species.wateringBenchmarkUnit?.lowercased() == "days", days(benchmark) == nil {
+            discarded.append(CarePlausibility.note(provider, "watering benchmark", "“\(benchmark)” days is not \(CarePlausibility.wateringDays.lowerBound) "
+                                                   + "to \(CarePlausibility.wateringDays.upperBound) days"))
+        }
+        if let zone = species.hardinessMinimum, !CarePlausibility.hardinessZone.contains(zone) {
+            discarded.append(CarePlausibility.note(provider, "hardiness zone", "USDA zone \(zone) does not exist"))
+        }
         if let watering = watering(species.watering, benchmark: species.wateringBenchmark, unit: species.wateringBenchmarkUnit) {
             care.watering = watering
             supplied.insert(.watering)
@@ -61,8 +69,22 @@ public enum PerenualMapping {
             supplied.insert(.harvest)
         }
         if let level = species.careLevel { care.notes.append("Care level: \(level.lowercased()) (Perenual).") }
+        care.discardedValues = discarded.isEmpty ? nil : discarded
         care.fieldSources = Dictionary(uniqueKeysWithValues: supplied.map { ($0, .perenual) })
         return care
+    }
+
+    private static let provider = "Perenual"
+
+    /// The first day count of a benchmark such as "7-10" or "5", when it is a plausible interval
+    /// (``CarePlausibility/wateringDays``) and a range's ends are in order; nil for "-5", "0", "10-7" or words.
+    static func days(_ benchmark: String) -> Int? {
+        let parts = benchmark.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard (1...2).contains(parts.count), let first = Int(parts[0]), CarePlausibility.wateringDays.contains(first) else { return nil }
+        if parts.count == 2 {
+            guard let last = Int(parts[1]), CarePlausibility.wateringDays.contains(last), first <= last else { return nil }
+        }
+        return first
     }
 
     static func habit(_ species: PerenualSpecies) -> PlantHabit {
@@ -86,8 +108,7 @@ public enum PerenualMapping {
         default: return nil
         }
         var schedule = WateringSchedule(frequency: frequency, amount: .moderate, seasonalAdjustments: [.winter: 2])
-        if unit?.lowercased() == "days", let first = benchmark?.split(whereSeparator: { !$0.isNumber }).first.flatMap({ Int($0) }),
-           (1...60).contains(first) {
+        if unit?.lowercased() == "days", let first = benchmark.flatMap(days) {
             schedule.intervalDays = first
         }
         return schedule
@@ -106,7 +127,7 @@ public enum PerenualMapping {
     /// The lowest winter temperature of the warmer half of a USDA zone (1–13): zone n spans
     /// −51.1 + 5.56·(n−1) °C upwards, and a plant rated for it may meet the colder half only briefly.
     static func minimumCelsius(zone: Int) -> Double? {
-        guard (1...13).contains(zone) else { return nil }
+        guard CarePlausibility.hardinessZone.contains(zone) else { return nil }
         return ((-51.1 + 5.56 * Double(zone - 1) + 2.78) * 10).rounded() / 10
     }
 

@@ -32,6 +32,16 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(provider): \(message)" }
+
+    /// Set when the provider was still working when the lookup had to answer (its fetch goes on and fills the cache).
+    public var isLate = false
+
+    /// A provider that has not answered by the time the lookup answers.
+    static func late(_ message: String) -> ProviderError {
+        var error = ProviderError(.timedOut, message, provider: "the provider")
+        error.isLate = true
+        return error
+    }
 }
 
 /// How a provider client paces and bounds its requests.
@@ -49,6 +59,9 @@ public struct UpstreamLimits: Sendable {
     public var breakerThreshold = 5
     /// How long an open circuit breaker fails requests at once. Default 30 s.
     public var breakerCooldown: Duration = .seconds(30)
+    /// The largest answer read; a larger one is refused before it is parsed or cached. Default 1 MiB: the largest
+    /// recorded answer of any provider (Trefle's species record of Sorbus aucuparia) is 51 KB.
+    public var maxBodyBytes = 1 << 20
 
     public init(timeout: Duration = .seconds(15), requestsPerMinute: Int = 60, retryBackoff: Duration = .milliseconds(500),
                 maxRateLimitWait: Duration = .seconds(5)) {

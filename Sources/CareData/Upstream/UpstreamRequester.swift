@@ -6,6 +6,9 @@ import PlantGuideHTTP
 /// a time-out, retried once (after a short back-off) on 5xx and time-outs. A 429 blocks the limiter until the
 /// provider's `Retry-After` / `RateLimit-Reset` (60 s when it gives neither) and is retried once if that is soon
 /// enough. Statuses become ``ProviderError``s carrying the message of the provider's error body.
+///
+/// Each request's time-out is cut to what is left of its caller's deadline (``RequestDeadline``), and a retry is
+/// not sent when no time is left for it. A body over `limits.maxBodyBytes` is refused before it is read.
 final class UpstreamRequester: Sendable {
     /// The provider's name in messages: "Open Plantbook".
     let provider: String
@@ -21,8 +24,13 @@ final class UpstreamRequester: Sendable {
     /// - Parameters:
     ///   - metric: the label part of the exported counters, e.g. "trefle" for plantguide_caredata_trefle_requests_total.
     ///   - errorText: the message in an error body, when the provider sends one.
+    /// Called before every request is sent, retries included: Perenual spends its daily budget there.
+    private let beforeSending: @Sendable () throws -> Void
+
     init(provider: String, metric: String, limits: UpstreamLimits, configured: Bool, http: any HTTPClient,
-         errorText: @escaping @Sendable (HTTPResponse) -> String? = UpstreamRequester.commonErrorText) {
+         errorText: @escaping @Sendable (HTTPResponse) -> String? = UpstreamRequester.commonErrorText,
+         beforeSending: @escaping @Sendable () throws -> Void = {}) {
+        self.beforeSending = beforeSending
         self.provider = provider
         self.limits = limits
         self.http = http
@@ -64,15 +72,22 @@ final class UpstreamRequester: Sendable {
             throw error(.unavailable, "not asked after \(limits.breakerThreshold) failures in a row; next try in \(seconds)")
         }
         let path = request.url.path
+        var request = request
+        request.maxResponseBytes = limits.maxBodyBytes
         var retried = false
         while true {
             try await limiter.acquire(maxWait: limits.maxRateLimitWait, provider: provider)
+            let timeout = try timeLeft()
+            try beforeSending()
             requests.increment()
             let response: HTTPResponse
             do {
-                response = try await http.send(request, timeout: limits.timeout)
+                response = try await http.send(request, timeout: timeout)
             } catch let failure as HTTPClientError {
-                if !retried {
+                if failure.code == .tooLarge {
+                    throw error(.badResponse, "\(provider)'s answer for \(path) is over \(limits.maxBodyBytes) bytes; not read")
+                }
+                if !retried && canRetry() {
                     retried = true
                     try await Task.sleep(for: limits.retryBackoff)
                     continue
@@ -90,13 +105,13 @@ final class UpstreamRequester: Sendable {
                 rateLimited.increment()
                 let wait = Self.retryDelay(response.headers, now: Date())
                 await limiter.block(for: wait)
-                if !retried && wait <= limits.maxRateLimitWait {
+                if !retried && wait <= limits.maxRateLimitWait && wait < (RequestDeadline.timeLeft ?? .seconds(86_400)) {
                     retried = true
                     continue
                 }
                 throw error(.rateLimited, errorText(response) ?? "too many requests", retryAfter: wait)
             case 500...:
-                if !retried {
+                if !retried && canRetry() {
                     retried = true
                     try await Task.sleep(for: limits.retryBackoff)
                     continue
@@ -106,6 +121,22 @@ final class UpstreamRequester: Sendable {
                 throw error(.badResponse, "unexpected status \(response.status) for \(path)")
             }
         }
+    }
+
+    /// The time-out of the next request: the provider's, cut to what is left of the caller's deadline.
+    /// - Throws: ``ProviderError/Code/timedOut`` when too little is left to send one.
+    private func timeLeft() throws -> Duration {
+        guard let left = RequestDeadline.timeLeft else { return limits.timeout }
+        guard left >= RequestDeadline.shortestRequest else {
+            throw error(.timedOut, "not asked: the caller's deadline leaves no time for a request")
+        }
+        return min(limits.timeout, left)
+    }
+
+    /// Whether the caller's deadline leaves room for a retry after the back-off.
+    private func canRetry() -> Bool {
+        guard let left = RequestDeadline.timeLeft else { return true }
+        return left >= limits.retryBackoff + RequestDeadline.shortestRequest
     }
 
     /// Decodes a 2xx body as `Body`.

@@ -38,6 +38,10 @@ public struct CareInfo: Hashable, Sendable, Codable {
     public var fieldSources: [CareField: CareSource]?
     /// Common names in every language a source gave, beside `commonNames` (English); nil when none did.
     public var localizedCommonNames: [LocalizedName]?
+    /// Values a source sent that were not served, in words: implausible ones (9999 °C, 500 % humidity) and ones of
+    /// the wrong type. A merged answer puts them in its notes, whether or not that source gave another field; nil
+    /// when there were none.
+    public var discardedValues: [String]?
 
     public init(
         scientificName: String, commonNames: [String] = [], family: String = "", genus: String = "",
