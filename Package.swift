@@ -129,7 +129,7 @@ let package = Package(
         .target(
             name: "PlantGuideServiceKit",
             dependencies: [
-                "PlantGuideRPC",
+                "PlantGuideRPC", "PlantGuideHTTP",
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

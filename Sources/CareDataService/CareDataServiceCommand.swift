@@ -2,6 +2,7 @@ import ArgumentParser
 import CareData
 import Foundation
 import Logging
+import PlantGuideHTTP
 import PlantGuideServiceKit
 import PlantGuideStorage
 
@@ -32,6 +33,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var options: ServiceOptions
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var tls: OutboundTLSOptions
 
     @Option(name: .long, help: ArgumentHelp(
         "Trefle API token (env PLANTGUIDE_TREFLE_TOKEN; prefer the variable: flags show in process lists).",
@@ -78,15 +80,17 @@ struct Serve: AsyncParsableCommand {
         let resolved = try options.resolve(service: "caredata", defaultBind: "tcp://127.0.0.1:7002", environment: environment)
         let configuration = try careDataConfiguration(dataDirectory: resolved.dataDirectory, environment: environment)
         let choice = try storage.resolve(service: "caredata", environment: environment)
+        let http = CurlHTTPClient(authorities: try tls.resolve(environment: environment))
         try await runService(name: "plantguide-caredata", options: resolved) { service in
             guard case .postgres(let settings) = choice else {
-                return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, logger: service.logger)],
+                return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, http: http, logger: service.logger)],
                                   background: [DatabaseMaintenance()])
             }
             service.logger.info("care data in PostgreSQL", metadata: ["database": "\(settings)"])
             let database = try await PostgresStorage.open(settings, migrations: PostgresCareEntries.migrations, logger: service.logger)
             let cache = CareCache(entries: PostgresCareEntries(database))
-            return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, cache: cache, database: database, logger: service.logger)],
+            return ServiceSet(rpc: [try CareDataRPCService(configuration: configuration, cache: cache, database: database, http: http,
+                                                           logger: service.logger)],
                               background: [PostgresStorageService(database)])
         }
     }

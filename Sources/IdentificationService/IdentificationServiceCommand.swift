@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Identification
+import PlantGuideHTTP
 import PlantGuideInference
 import PlantGuideServiceKit
 
@@ -33,6 +34,7 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: ServiceOptions
+    @OptionGroup var tls: OutboundTLSOptions
 
     @Option(name: .long, help: ArgumentHelp("Pl@ntNet API key (env PLANTGUIDE_PLANTNET_KEY; prefer the variable).", valueName: "key"))
     var plantnetKey: String?
@@ -100,6 +102,7 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
             guard let limit = Int(text), limit > 0 else { throw ValidationError("the Pl@ntNet daily limit '\(text)' is not a positive number") }
             plantnet.dailyLimit = limit
         }
+        let http = CurlHTTPClient(authorities: try tls.resolve(environment: environment))
         var configuration = IdentificationConfiguration(dataDirectory: resolved.dataDirectory, plantnet: plantnet)
         configuration.noPlantThreshold = noPlantBelow
         configuration.offline = offline || environment["PLANTGUIDE_OFFLINE"] == "1"
@@ -114,7 +117,7 @@ struct IdentificationServiceCommand: AsyncParsableCommand {
         defer { classifier?.stop() }
 
         try await runService(name: "plantguide-identification", options: resolved) { _ in
-            [IdentificationRPCService(identifier: Identifier(configuration: configuration, classifier: classifier))]
+            [IdentificationRPCService(identifier: Identifier(configuration: configuration, classifier: classifier, http: http))]
         }
     }
 

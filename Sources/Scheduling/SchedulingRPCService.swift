@@ -15,9 +15,12 @@ public struct SchedulingConfiguration: Sendable {
     public var now: @Sendable () -> Date = { Date() }
     /// Web Push: the VAPID key reminders to browsers are signed with; nil turns Web Push off.
     public var vapid: VAPIDKey?
-    /// Tests only: webhooks and push services on loopback addresses (push over plain http there). Private
+    /// Tests only: webhooks and push services on loopback addresses (over plain http there too). Private
     /// addresses stay refused.
     public var allowLoopbackReceivers = false
+    /// The addresses of a webhook's or push service's host, checked when it is registered (``ReceiverCheck``):
+    /// the system's resolver; tests give names of their own.
+    public var resolveHost: @Sendable (String) async throws -> [String] = HostResolver.addresses(of:)
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -142,8 +145,11 @@ public struct SchedulingRPCService: RPCService {
                 request.preferences, mask: request.updateMask, owner: try context.requireUserID())
             return .with { $0.preferences = preferences; $0.remindersReplanned = UInt32(replanned) }
         }
+        let receivers = ReceiverCheck(allowLoopback: configuration.allowLoopbackReceivers, resolve: configuration.resolveHost)
         router.register(Methods.registerWebhook) { request, context in
-            try await store.registerWebhook(id: request.id, url: request.url, secret: request.secret, owner: try context.requireUserID())
+            let owner = try context.requireUserID()
+            try await receivers.check(request.url, field: "url")
+            try await store.registerWebhook(id: request.id, url: request.url, secret: request.secret, owner: owner)
             return .with { $0.id = request.id }
         }
         router.register(Methods.deleteWebhook) { request, context in
@@ -163,6 +169,7 @@ public struct SchedulingRPCService: RPCService {
             let owner = try context.requireUserID()
             let subscription = try requirePush().subscription(endpoint: request.endpoint, p256dh: request.p256Dh, auth: request.auth,
                                                               at: now().timeIntervalSince1970)
+            try await receivers.check(request.endpoint, field: "endpoint")
             try await store.registerPushSubscription(subscription, owner: owner)
             return .with { $0.subscriptionID = subscription.id }
         }

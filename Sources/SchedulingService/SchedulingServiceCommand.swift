@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PlantGuideHTTP
 import PlantGuideRPC
 import PlantGuideServiceKit
 import PlantGuideStorage
@@ -33,6 +34,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var options: ServiceOptions
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var tls: OutboundTLSOptions
 
     @Option(name: .long, help: ArgumentHelp(
         "ZeroMQ endpoint of the reminder PUB socket (env PLANTGUIDE_REMINDERS_BIND). Default: tcp://127.0.0.1:7014.",
@@ -54,7 +56,7 @@ struct Serve: AsyncParsableCommand {
     var vapidSubject: String?
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Tests only: webhooks and push services may be on loopback addresses, push services over plain http there "
+        "Tests only: webhooks and push services may be on loopback addresses, over plain http there "
             + "(env PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS=1). Private addresses stay refused."))
     var allowLoopbackReceivers = false
 
@@ -93,6 +95,7 @@ struct Serve: AsyncParsableCommand {
         let choice = try storage.resolve(service: "scheduling", environment: environment)
         let vapid = try vapidKey(environment)
         let loopbackReceivers = allowLoopbackReceivers || environment["PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS"] == "1"
+        let http = CurlHTTPClient(authorities: try tls.resolve(environment: environment))
         let publisher = try Publisher(bind: pubEndpoint, curve: resolved.curve)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
             var configuration = SchedulingConfiguration(dataDirectory: environment.dataDirectory)
@@ -104,7 +107,7 @@ struct Serve: AsyncParsableCommand {
                 return ServiceSet(
                     rpc: [service],
                     background: [DatabaseMaintenance(), DispatchLoop(
-                        dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
+                        dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval))])
             }
             environment.logger.info("scheduling in PostgreSQL", metadata: ["database": "\(settings)"])
             let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: environment.logger)
@@ -112,7 +115,7 @@ struct Serve: AsyncParsableCommand {
             return ServiceSet(
                 rpc: [service],
                 background: [PostgresStorageService(database), DispatchLoop(
-                    dispatcher: service.dispatcher(publisher: publisher), store: service.store, interval: .milliseconds(interval))])
+                    dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval))])
         }
         publisher.close()
     }

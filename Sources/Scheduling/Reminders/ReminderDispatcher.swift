@@ -9,8 +9,10 @@ import Synchronization
 /// every webhook of the user (a signed JSON POST) and to every browser subscribed by Web Push (``WebPushSender``),
 /// each receiver with its own delivery row.
 ///
-/// Webhooks and push services are URLs users gave: they may only be public addresses (the outbound guard,
-/// ``PlantGuideHTTP/OutboundAddresses``), loopback too when `allowLoopbackReceivers` (tests). A push service that
+/// Webhooks and push services are URLs users gave: they may only be public addresses (checked when they are
+/// registered, ``ReceiverCheck``, and on every connection by the outbound guard,
+/// ``PlantGuideHTTP/OutboundAddresses``), loopback too when `allowLoopbackReceivers` (tests). A delivery the guard
+/// refuses (a name that now resolves to a private address) is dead at once, not retried. A push service that
 /// answers 404 or 410 has lost the browser's subscription, which is removed; 429 and 5xx are retried, after the
 /// service's Retry-After when it gives one.
 ///
@@ -186,6 +188,8 @@ public final class ReminderDispatcher: Sendable {
         let outcome: Outcome
         do {
             outcome = try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
+        } catch let error as HTTPClientError where error.code == .refusedAddress {
+            outcome = .refused(error.message)
         } catch {
             outcome = .failed("\(error)", retryAfter: nil)
         }
@@ -196,6 +200,8 @@ public final class ReminderDispatcher: Sendable {
             return true
         case .receiverGone(let why):
             try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts + 1, next: time, error: why)
+        case .refused(let why):
+            try await records.markDelivery(delivery, state: 2, attempts: attempts + 1, next: time, error: why)
         case .failed(let error, let retryAfter):
             let dead = attempts + 1 >= maxAttempts
             let wait = retryAfter.map { min(max($0, 1), 3_600) } ?? min(initialBackoff * pow(2, Double(attempts)), 3_600)
@@ -223,6 +229,9 @@ public final class ReminderDispatcher: Sendable {
         case receiverGone(String)
         /// Retried with back-off, or after `retryAfter` seconds when the receiver said.
         case failed(String, retryAfter: Double?)
+        /// The outbound guard refused the receiver's address (its name now resolves to a private one): dead at
+        /// once, since every retry would be refused alike.
+        case refused(String)
     }
 
     private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws -> Outcome {
