@@ -204,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "CareDataTests",
             dependencies: [
-                "CareData", "PlantGuideCore", "PlantGuideStorage", "PlantGuideTestSupport", .product(name: "Logging", package: "swift-log"),
+                "CareData", "PlantGuideCore", "PlantGuideHTTP", "PlantGuideStorage", "PlantGuideTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

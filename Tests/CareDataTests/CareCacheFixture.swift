@@ -30,6 +30,14 @@ final class CareCacheFixture: Sendable {
 
     func cache() async throws -> CareCache { try await open().cache }
 
+    /// The store under the caches, read directly (every row as stored).
+    func entries() async throws -> any CareEntryStore {
+        guard let settings else { return try SQLiteCareEntries(path: folder.appendingPathComponent("caredata.sqlite").path) }
+        let database = try await TestPostgres.open(settings, migrations: PostgresCareEntries.migrations)
+        opened.withLock { $0.append(database) }
+        return PostgresCareEntries(database)
+    }
+
     deinit {
         let pools = opened.withLock { $0 }
         Task { for pool in pools { await pool.close() } }

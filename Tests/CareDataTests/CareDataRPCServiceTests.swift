@@ -28,8 +28,9 @@ struct CareDataRPCServiceTests {
         trefleConfiguration.retryBackoff = .milliseconds(5)
         var logger = Logger(label: "caredata-test")
         logger.logLevel = .warning
-        let service = try CareDataRPCService(
-            configuration: CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration), logger: logger)
+        var configuration = CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration)
+        configuration.lookupBudget = TestTime.scaled(.seconds(30))
+        let service = try CareDataRPCService(configuration: configuration, logger: logger)
         let server = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"), services: [service], logger: logger)
         TestResources.track(server)
         try server.startInProcess()  // care data, not sockets, is the subject

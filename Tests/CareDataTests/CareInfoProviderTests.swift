@@ -46,6 +46,7 @@ struct CareInfoProviderTests {
         trefleConfiguration.retryBackoff = .milliseconds(5)
         trefleConfiguration.timeout = TestTime.scaled(.seconds(30))  // no fake here hangs: an answer is never timed out
         var configuration = CareDataConfiguration(dataDirectory: folder, trefle: trefleConfiguration)
+        configuration.lookupBudget = TestTime.scaled(.seconds(30))
         let clock = self.clock
         configuration.now = { clock.now }
         return try CareInfoProvider(configuration: configuration, cache: try await stores.cache(), catalog: try CareCatalog.bundled())

@@ -1,6 +1,7 @@
 @testable import CareData
 import Foundation
 import PlantGuideCore
+import PlantGuideHTTP
 import PlantGuideTestSupport
 import Synchronization
 import Testing
@@ -21,7 +22,7 @@ struct ProviderChainTests {
         }
     }
 
-    private func newStores(_ backend: TestBackend) async throws -> CareCacheFixture {
+    func newStores(_ backend: TestBackend) async throws -> CareCacheFixture {
         stores.keep(try await CareCacheFixture(backend))
     }
 
@@ -33,20 +34,26 @@ struct ProviderChainTests {
             .filter { line in !left.contains { line.hasPrefix($0 + "|") } }.joined(separator: "\n"))
     }
 
-    private func provider(_ fakes: FakeCareProviders, on stores: CareCacheFixture, catalog: CareCatalog? = nil,
-                          openPlantbook: Bool = true, perenual: Bool = true, gbif: Bool = true,
-                          perenualLimits: UpstreamLimits = ProviderClientTests.fastLimits) async throws -> CareInfoProvider {
+    func provider(_ fakes: FakeCareProviders, on stores: CareCacheFixture, catalog: CareCatalog? = nil,
+                  openPlantbook: Bool = true, perenual: Bool = true, gbif: Bool = true,
+                  perenualLimits: UpstreamLimits = ProviderClientTests.fastLimits,
+                  openPlantbookLimits: UpstreamLimits = ProviderClientTests.fastLimits,
+                  lookupBudget: Duration = TestTime.scaled(.seconds(30)),
+                  http: (any HTTPClient)? = nil, openPlantbookURL: URL? = nil) async throws -> CareInfoProvider {
         var configuration = CareDataConfiguration(dataDirectory: stores.folder, trefle: TrefleConfiguration(token: nil))
-        configuration.openPlantbook = OpenPlantbookConfiguration(baseURL: fakes.openPlantbook.baseURL, clientID: openPlantbook ? "test-client" : nil,
-                                                                 clientSecret: "test-secret")
-        configuration.openPlantbook.limits = ProviderClientTests.fastLimits
+        configuration.openPlantbook = OpenPlantbookConfiguration(baseURL: openPlantbookURL ?? fakes.openPlantbook.baseURL,
+                                                                 clientID: openPlantbook ? "test-client" : nil, clientSecret: "test-secret")
+        configuration.openPlantbook.limits = openPlantbookLimits
+        configuration.lookupBudget = lookupBudget
         configuration.perenual = PerenualConfiguration(baseURL: fakes.perenual.baseURL, key: perenual ? "test-key" : nil)
         configuration.perenual.limits = perenualLimits
         configuration.gbif = GBIFConfiguration(baseURL: gbif ? fakes.gbif.baseURL : nil)
         configuration.gbif.limits = ProviderClientTests.fastLimits
         let clock = self.clock
         configuration.now = { clock.now }
-        return try CareInfoProvider(configuration: configuration, cache: try await stores.cache(), catalog: try catalog ?? CareCatalog.bundled())
+        let catalog = try catalog ?? CareCatalog.bundled()
+        guard let http else { return try CareInfoProvider(configuration: configuration, cache: try await stores.cache(), catalog: catalog) }
+        return try CareInfoProvider(configuration: configuration, cache: try await stores.cache(), http: http, catalog: catalog)
     }
 
     @Test("spinach: frost-hardy from the catalog, every field's source said, no provider asked", arguments: TestBackend.allCases)

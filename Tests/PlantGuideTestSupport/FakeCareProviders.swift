@@ -24,6 +24,11 @@ public final class FakeCareProviders: Sendable {
         case malformed
         /// A fixed delay before the normal answer (the internet, in benchmarks).
         case delay(Duration)
+        /// The normal answer with its JSON object changed: the recorded body's variations (a field of another type,
+        /// an implausible value).
+        case edit(@Sendable ([String: Any]) -> [String: Any])
+        /// A 200 with this body instead.
+        case body(Data)
     }
 
     public let openPlantbook: FakeHTTPServer
@@ -149,7 +154,7 @@ public final class FakeCareProviders: Sendable {
             self.latency = latency
         }
 
-            func answer(_ provider: Provider, _ normal: () -> FakeHTTPServer.Response) -> FakeHTTPServer.Response {
+        func answer(_ provider: Provider, _ normal: () -> FakeHTTPServer.Response) -> FakeHTTPServer.Response {
             let fault = faults.withLock { faults -> Fault? in
                 guard var queue = faults[provider], !queue.isEmpty else { return nil }
                 let first = queue.removeFirst()
@@ -166,6 +171,13 @@ public final class FakeCareProviders: Sendable {
                 response = .json(Data(#"{"pid": "acer buergerianum", "min_temp": "#.utf8))
             case .delay(let pause)?:
                 response = .delayed(pause, normal())
+            case .edit(let change)?:
+                guard case .reply(let status, let headers, let body) = normal(),
+                      let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                      let edited = try? JSONSerialization.data(withJSONObject: change(object)) else { return normal() }
+                response = .reply(status: status, headers: headers, body: edited)
+            case .body(let body)?:
+                response = .json(body)
             case nil:
                 response = normal()
             }
