@@ -75,6 +75,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Days a cached species stays fresh (env PLANTGUIDE_CACHE_TTL_DAYS). Default: 7.", valueName: "days"))
     var cacheTTLDays: Double?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a lookup waits for providers at most before it answers from what has arrived; a caller's earlier deadline "
+            + "cuts it further, and a late provider's answer fills the cache (env PLANTGUIDE_LOOKUP_BUDGET). Default: 4.",
+        valueName: "seconds"))
+    var lookupBudget: Double?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try options.resolve(service: "caredata", defaultBind: "tcp://127.0.0.1:7002", environment: environment)
@@ -127,6 +133,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("cache TTL must be more than 0 and at most 365 days, not '\(ttlText)'")
         }
         configuration.cacheTTL = .seconds(days * 86_400)
+        let budgetSeconds = pick(lookupBudget.map { String($0) }, "PLANTGUIDE_LOOKUP_BUDGET") ?? "4"
+        guard let seconds = Double(budgetSeconds), seconds >= 0.1, seconds <= 120 else {
+            throw ValidationError("the lookup budget must be 0.1 to 120 seconds, not '\(budgetSeconds)'")
+        }
+        configuration.lookupBudget = .milliseconds(Int64(seconds * 1_000))
         return configuration
     }
 

@@ -92,7 +92,7 @@ extension ProviderChainTests {
           arguments: TestBackend.allCases)
     func hangingProvider(backend: TestBackend) async throws {
         let fakes = try FakeCareProviders()
-        // Open Plantbook answers after the lookup's 2 s; Perenual at once.
+        // Open Plantbook answers (that it has no Alocasia amazonica) after the lookup's 2 s; Perenual at once.
         fakes.inject(.openPlantbook, [.delay(.seconds(4))])
         var slowLimits = ProviderClientTests.fastLimits
         slowLimits.timeout = .seconds(30)
@@ -100,23 +100,24 @@ extension ProviderChainTests {
                                        openPlantbookLimits: slowLimits, lookupBudget: .seconds(2))
 
         let start = ContinuousClock.now
-        let care = try await chain.careInfo(scientificName: "Acer buergerianum", deadline: .now + .seconds(30))
+        let care = try await chain.careInfo(scientificName: "Alocasia amazonica", deadline: .now + .seconds(30))
         let waited = start.duration(to: .now)
 
         #expect(waited < TestTime.scaled(.seconds(3)), "answered after \(waited)")
-        #expect(care.fieldSources?[.temperature] != .openPlantbook)
+        #expect(care.source == .perenual && care.fieldSources?[.watering] == .perenual && care.watering.intervalDays == 7)
+        #expect(care.fieldSources?[.temperature] == .perenual && care.temperature.minimumCelsius == 1.7)
         #expect(care.notes.contains { $0.hasPrefix("Open Plantbook did not answer in time") })
         #expect(fakes.openPlantbook.requests.contains { $0.path.hasPrefix("/api/v1/plant/detail/") })
 
-        // The late answer fills the cache: once it has come, the next lookup serves it without asking again.
+        // The late answer fills the cache: once it has come, the next lookup uses it without asking again.
         let cached = ContinuousClock.now + TestTime.scaled(.seconds(10))
-        while try await chain.cache.entry(key: "openplantbook:acer buergerianum") == nil && ContinuousClock.now < cached {
+        while try await chain.cache.entry(key: "openplantbook:alocasia amazonica") == nil && ContinuousClock.now < cached {
             try await Task.sleep(for: .milliseconds(100))
         }
+        #expect(try await chain.cache.entry(key: "openplantbook:alocasia amazonica")?.isNotFound == true)
         let asked = fakes.openPlantbook.requests.count
-        let next = try await chain.careInfo(scientificName: "Acer buergerianum")
-        #expect(next.fieldSources?[.temperature] == .openPlantbook && next.temperature.maximumCelsius == 35)
-        #expect(next.source == .cache && fakes.openPlantbook.requests.count == asked)
+        let next = try await chain.careInfo(scientificName: "Alocasia amazonica")
+        #expect(next.fieldSources?[.watering] == .perenual && fakes.openPlantbook.requests.count == asked)
         #expect(!next.notes.contains { $0.contains("did not answer in time") })
     }
 

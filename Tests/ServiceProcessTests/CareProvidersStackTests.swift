@@ -55,4 +55,59 @@ struct CareProvidersStackTests {
         await stack.stop()
         fakes.stop()
     }
+
+    @Test("Open Plantbook over https trusted through PLANTGUIDE_CA_FILE; hanging, a cold lookup through the gateway answers within 5 s")
+    func httpsAndHangingProvider() async throws {
+        let fakes = try FakeCareProviders()
+        let authority = try await TestCertificateAuthority.make()
+        let front = try await TLSFront(for: fakes.openPlantbook.baseURL, authority: authority)
+        defer { front.stop() }
+        let stack = try await GatewayJourneyTests.Stack(.sqlite, serviceExtra: [
+            "PLANTGUIDE_OPENPLANTBOOK_URL": front.url().absoluteString, "PLANTGUIDE_OPENPLANTBOOK_CLIENT_ID": "test-client",
+            "PLANTGUIDE_OPENPLANTBOOK_CLIENT_SECRET": "test-secret", "PLANTGUIDE_CA_FILE": authority.caFile,
+            "PLANTGUIDE_PERENUAL_URL": fakes.perenual.baseURL.absoluteString, "PLANTGUIDE_PERENUAL_KEY": "test-key",
+            "PLANTGUIDE_GBIF_URL": "off",
+        ])
+        let token = try await stack.token(for: "ana")
+        try await stack.waitForHTTP()
+        let http = CurlHTTPClient()
+        func care(_ name: String) async throws -> [String: Any] {
+            let path = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name
+            let response = try await http.send(HTTPRequest(url: URL(string: stack.httpBase.absoluteString + "/v1/care/" + path)!,
+                                                           headers: ["Authorization": "Bearer \(token)"]), timeout: TestTime.scaled(.seconds(20)))
+            #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+            return (try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["careInfo"] as? [String: Any] ?? [:]
+        }
+
+        let tree = try await care("Acer buergerianum")
+        #expect((tree["fieldSources"] as? [String: String])?["temperature"] == "CARE_SOURCE_OPEN_PLANTBOOK", "\(tree)")
+
+        fakes.inject(.openPlantbook, [.hang, .hang])
+        let start = ContinuousClock.now
+        let hanging = try await care("Acer rubrum")
+        let waited = start.duration(to: .now)
+        #expect(waited < TestTime.scaled(.seconds(5)), "answered after \(waited)")
+        #expect((hanging["notes"] as? [String])?.contains { $0.hasPrefix("Open Plantbook did not answer in time") } == true, "\(hanging)")
+        #expect((hanging["fieldSources"] as? [String: String])?["temperature"] == "CARE_SOURCE_DEFAULT")
+        await stack.stop()
+        fakes.stop()
+    }
+
+    @Test("a --ca-file that cannot be read or holds no certificate stops the service at start, saying so")
+    func badCAFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notPEM = folder.appendingPathComponent("not.pem")
+        try "hello".write(to: notPEM, atomically: true, encoding: .utf8)
+        for (service, file, words) in [("plantguide-caredata", "/nonexistent/ca.pem", "cannot read the CA file"),
+                                       ("plantguide-scheduling", notPEM.path, "holds no PEM certificate"),
+                                       ("plantguide-identification", notPEM.path, "holds no PEM certificate")] {
+            // Under `timeout`: a service that took the file would serve until killed.
+            let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/timeout"), [
+                "20", BuildProducts.url(of: service).path, "--ca-file", file, "--data", folder.path, "--bind", "tcp://127.0.0.1:0",
+            ], mergingStandardError: true)
+            #expect(outcome.status != 0 && outcome.output.contains(words), "\(service): \(outcome.output)")
+        }
+    }
 }
