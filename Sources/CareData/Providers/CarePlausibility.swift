@@ -7,12 +7,15 @@ import Foundation
 ///
 /// | value | plausible | why |
 /// |---|---|---|
-/// | temperature (°C) | −60 … 60, minimum below maximum | the hardiest woody plants (Larix gmelinii, Betula) survive about −60 °C in Yakutia; no plant's tissue survives long above ~60 °C (Larcher, *Physiological Plant Ecology*, 4th ed., ch. 7) |
+/// | temperature (°C) | −60 … 60, minimum below maximum | the hardiest woody plants survive about −60 °C (1) |
 /// | relative humidity (%) | 0 … 100, minimum at most maximum | by definition |
 /// | soil moisture (%) | 0 … 100, minimum at most maximum | a volumetric share, as Open Plantbook's sensors read it |
-/// | illuminance (lux) | 0 … 200,000, minimum at most maximum | direct sunlight at noon is 100,000–130,000 lux at sea level (CIE); nothing under the sky exceeds 200,000 |
+/// | illuminance (lux) | 0 … 200,000, minimum at most maximum | direct noon sun is 100,000–130,000 lux (2) |
 /// | days between waterings | 1 … 60 | fewer is not a schedule; desert succulents in winter go about two months |
 /// | USDA hardiness zone | 1 … 13 | the zones that exist (USDA 2023 map) |
+///
+/// (1) Larix gmelinii and Betula in Yakutia; no plant tissue survives long above about 60 °C (Larcher,
+/// *Physiological Plant Ecology*, 4th ed., ch. 7). (2) At sea level (CIE); nothing under the sky reaches 200,000.
 public enum CarePlausibility {
     public static let celsius: ClosedRange<Double> = -60...60
     public static let percent: ClosedRange<Double> = 0...100

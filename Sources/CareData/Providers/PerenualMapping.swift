@@ -5,7 +5,7 @@ import PlantGuideCore
 ///
 /// | care field | from Perenual | rule |
 /// |---|---|---|
-/// | watering | `watering`, `watering_general_benchmark` | Frequent 2× a week, Average weekly, Minimum 2-weekly, None monthly; benchmark's first day count when plausible (1–60, ends in order) |
+/// | watering | `watering`, `watering_general_benchmark` | Frequent 2× a week, Average weekly, Minimum 2-weekly, None monthly; a plausible benchmark |
 /// | light | `sunlight[]` | the first of: full sun (8 h), part sun (6 h), part shade or filtered shade (4 h), full or deep shade (3 h) |
 /// | temperature | `hardiness.min` (USDA zone) | minimum: the warmer half of that zone (zone 7: −15 °C, zone 10: 1.7 °C); maximum: the kind's default |
 /// | soil | `soil[]` | joined |
