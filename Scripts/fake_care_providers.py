@@ -6,7 +6,9 @@ that stands in for the internet, like the Swift test fake (FakeCareProviders): O
 buergerianum, Perenual's search answers the recorded list page and its details the recorded Alocasia amazonica, and
 GBIF matches Helianthus annuus (else GBIF's documented no-match body).
 
-Usage: fake_care_providers.py PORT DELAY_MS
+Usage: fake_care_providers.py PORT DELAY_MS [HANGING]
+  HANGING  "openplantbook": Open Plantbook's plant requests never answer (its token exchange still does), as a
+           provider that hangs.
 """
 import http.server
 import json
@@ -59,6 +61,8 @@ class Fakes(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         path, query = urllib.parse.unquote(url.path), dict(urllib.parse.parse_qsl(url.query))
         if path.startswith("/api/v1/plant/"):
+            if HANGING == "openplantbook":
+                time.sleep(3600)
             self.delay()
             found = path == "/api/v1/plant/detail/acer buergerianum/"
             return self.answer(200 if found else 404, DETAIL if found else b'{"detail": "Not found."}')
@@ -79,4 +83,5 @@ class Fakes(http.server.BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     DELAY = int(sys.argv[2]) / 1000
+    HANGING = sys.argv[3] if len(sys.argv) > 3 else ""
     http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Fakes).serve_forever()

@@ -96,7 +96,7 @@ public final class CareInfoProvider: Sendable {
         for provider in providers {
             guard case .failed(let error)? = lookups[provider.source] else { continue }
             care.notes.append(error.isLate
-                ? "\(provider.name) did not answer in time; the fields it gives came from other sources, and its answer will serve the next lookup."
+                ? "\(provider.name) did not answer in time; the fields it gives came from other sources (its answer, if it comes, serves the next lookup)."
                 : "\(provider.name) could not be asked (\(error.message)); the fields it gives came from other sources.")
         }
         if let validUntil = validUntil(Array(lookups.values) + [resolution.lookup].compactMap { $0 }) {

@@ -11,6 +11,7 @@ struct CareDataColdBench: AsyncParsableCommand {
 
     @Option(help: "The care-data service's endpoint.") var target: String
     @Option(help: "Lookups of each kind.") var rounds = 20
+    @Option(help: "Put before each row's name (what the providers do in this run).") var labelPrefix = ""
 
     func run() async throws {
         let client = try RPCClient(target: target, configuration: .init())
@@ -30,8 +31,10 @@ struct CareDataColdBench: AsyncParsableCommand {
             })
             unknown.append((clock.now - start).nanoseconds)
         }
-        print(BenchResult(implementation: "cold-known-name", payload: 0, inflight: 1, samples: known, elapsed: .nanoseconds(known.reduce(0, +))).json)
-        print(BenchResult(implementation: "cold-new-name", payload: 0, inflight: 1, samples: unknown, elapsed: .nanoseconds(unknown.reduce(0, +))).json)
+        for (name, samples) in [("cold-known-name", known), ("cold-new-name", unknown)] {
+            print(BenchResult(implementation: labelPrefix + name, payload: 0, inflight: 1, samples: samples,
+                              elapsed: .nanoseconds(samples.reduce(0, +))).json)
+        }
     }
 }
 

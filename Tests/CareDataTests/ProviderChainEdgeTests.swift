@@ -88,54 +88,6 @@ extension ProviderChainTests {
         #expect(PerenualMapping.careInfo(from: try #require(PerenualSpecies(object)), fetchedAt: Date()).watering.intervalDays == 5)
     }
 
-    @Test("a hanging Open Plantbook: the lookup answers within its budget with Perenual's fields; the late answer serves the next",
-          arguments: TestBackend.allCases)
-    func hangingProvider(backend: TestBackend) async throws {
-        let fakes = try FakeCareProviders()
-        // Open Plantbook answers (that it has no Alocasia amazonica) after the lookup's 2 s; Perenual at once.
-        fakes.inject(.openPlantbook, [.delay(.seconds(4))])
-        var slowLimits = ProviderClientTests.fastLimits
-        slowLimits.timeout = .seconds(30)
-        let chain = try await provider(fakes, on: try await newStores(backend), catalog: try Self.catalogWithoutAlocasia(),
-                                       openPlantbookLimits: slowLimits, lookupBudget: .seconds(2))
-
-        let start = ContinuousClock.now
-        let care = try await chain.careInfo(scientificName: "Alocasia amazonica", deadline: .now + .seconds(30))
-        let waited = start.duration(to: .now)
-
-        #expect(waited < TestTime.scaled(.seconds(3)), "answered after \(waited)")
-        #expect(care.source == .perenual && care.fieldSources?[.watering] == .perenual && care.watering.intervalDays == 7)
-        #expect(care.fieldSources?[.temperature] == .perenual && care.temperature.minimumCelsius == 1.7)
-        #expect(care.notes.contains { $0.hasPrefix("Open Plantbook did not answer in time") })
-        #expect(fakes.openPlantbook.requests.contains { $0.path.hasPrefix("/api/v1/plant/detail/") })
-
-        // The late answer fills the cache: once it has come, the next lookup uses it without asking again.
-        let cached = ContinuousClock.now + TestTime.scaled(.seconds(10))
-        while try await chain.cache.entry(key: "openplantbook:alocasia amazonica") == nil && ContinuousClock.now < cached {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(try await chain.cache.entry(key: "openplantbook:alocasia amazonica")?.isNotFound == true)
-        let asked = fakes.openPlantbook.requests.count
-        let next = try await chain.careInfo(scientificName: "Alocasia amazonica")
-        #expect(next.fieldSources?[.watering] == .perenual && fakes.openPlantbook.requests.count == asked)
-        #expect(!next.notes.contains { $0.contains("did not answer in time") })
-    }
-
-    @Test("a caller's deadline cuts every request's time-out: a short deadline with a hanging provider answers before it ends")
-    func callerDeadline() async throws {
-        let fakes = try FakeCareProviders()
-        fakes.inject(.openPlantbook, [.hang, .hang])
-        fakes.inject(.perenual, [.hang, .hang, .hang, .hang])
-        let chain = try await provider(fakes, on: try await newStores(.sqlite), catalog: try Self.catalogWithoutAlocasia())
-
-        let start = ContinuousClock.now
-        let outcome = await #expect(throws: CareDataError.self) {
-            _ = try await chain.careInfo(scientificName: "Alocasia amazonica", deadline: .now + .milliseconds(1_500))
-        }
-        #expect(start.duration(to: .now) < .milliseconds(1_500) + TestTime.scaled(.milliseconds(500)))
-        #expect(outcome?.code == .notFound)
-    }
-
     @Test("Perenual: a 503 and its retry spend 2 of the daily budget", arguments: TestBackend.allCases)
     func budgetCountsRetries(backend: TestBackend) async throws {
         let fakes = try FakeCareProviders()

@@ -29,6 +29,24 @@ public final class FakeCareProviders: Sendable {
         case edit(@Sendable ([String: Any]) -> [String: Any])
         /// A 200 with this body instead.
         case body(Data)
+        /// The normal answer once `gate` opens (the connection's own thread waits): a provider that answers only
+        /// after the test has seen what the lookup did without it.
+        case until(Gate)
+    }
+
+    /// What a `.until` fault waits for.
+    public final class Gate: Sendable {
+        private let isOpen = Atomic<Bool>(false)
+
+        public init() {}
+
+        public func open() { isOpen.store(true, ordering: .releasing) }
+
+        /// Waits (blocking the calling thread: the fake's connection thread) until the gate opens, at most `limit`.
+        func wait(limit: Duration) {
+            let end = ContinuousClock.now + limit
+            while !isOpen.load(ordering: .acquiring) && ContinuousClock.now < end { usleep(10_000) }
+        }
     }
 
     public let openPlantbook: FakeHTTPServer
@@ -178,6 +196,9 @@ public final class FakeCareProviders: Sendable {
                 response = .reply(status: status, headers: headers, body: edited)
             case .body(let body)?:
                 response = .json(body)
+            case .until(let gate)?:
+                gate.wait(limit: .seconds(120))
+                response = normal()
             case nil:
                 response = normal()
             }

@@ -31,7 +31,9 @@ struct SchedulingCopyTests {
     @Test("copy-data moves preferences, schedules, tasks and webhooks; run again it changes nothing; on PostgreSQL every answer is the same")
     func moveDeployment() async throws {
         let onSQLite = try await ServiceProcess("plantguide-scheduling", endpoint: "tcp://127.0.0.1:\(try FreePort.next())",
-                                                environment: ["PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())"])
+                                                environment: ["PLANTGUIDE_REMINDERS_BIND": "tcp://127.0.0.1:\(try FreePort.next())",
+                                                              // Its webhook listens on loopback, over http.
+                                                              "PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS": "1"])
         let before: [String]
         do {
             let client = try RPCClient(target: onSQLite.endpoint, configuration: .forTests)
