@@ -21,12 +21,13 @@ final class UpstreamRequester: Sendable {
     let rateLimited: CountingMetric
     let reachability: ProviderReachabilityRecorder
 
-    /// - Parameters:
-    ///   - metric: the label part of the exported counters, e.g. "trefle" for plantguide_caredata_trefle_requests_total.
-    ///   - errorText: the message in an error body, when the provider sends one.
     /// Called before every request is sent, retries included: Perenual spends its daily budget there.
     private let beforeSending: @Sendable () throws -> Void
 
+    /// - Parameters:
+    ///   - metric: the label part of the exported counters, e.g. "trefle" for plantguide_caredata_trefle_requests_total.
+    ///   - errorText: the message in an error body, when the provider sends one.
+    ///   - beforeSending: called before each request is sent; what it throws fails the request unsent.
     init(provider: String, metric: String, limits: UpstreamLimits, configured: Bool, http: any HTTPClient,
          errorText: @escaping @Sendable (HTTPResponse) -> String? = UpstreamRequester.commonErrorText,
          beforeSending: @escaping @Sendable () throws -> Void = {}) {
