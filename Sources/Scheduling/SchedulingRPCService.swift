@@ -168,7 +168,7 @@ public struct SchedulingRPCService: RPCService {
         router.register(Methods.registerPushSubscription) { request, context in
             let owner = try context.requireUserID()
             let subscription = try requirePush().subscription(endpoint: request.endpoint, p256dh: request.p256Dh, auth: request.auth,
-                                                              at: now().timeIntervalSince1970)
+                                                              language: request.language, at: now().timeIntervalSince1970)
             try await receivers.check(request.endpoint, field: "endpoint")
             try await store.registerPushSubscription(subscription, owner: owner)
             return .with { $0.subscriptionID = subscription.id }

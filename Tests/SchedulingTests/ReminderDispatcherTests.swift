@@ -142,7 +142,7 @@ struct ReminderDispatcherTests: SchedulingSuite {
         t.clock.advance(seconds: 2 * 86_400)  // 2026-06-03: the retry, the one-off's reminder and more are due
         _ = try await dispatcher.runOnce()
         #expect(calls.load(ordering: .relaxed) == 1, "no retry and no new reminder while watering is off")
-        let (cancelled, pending) = (try await deliveries(state: ReminderDispatcher.cancelled), try await deliveries(state: 0))
+        let (cancelled, pending) = (try await deliveries(state: DeliveryState.cancelled.rawValue), try await deliveries(state: 0))
         #expect(cancelled == 1 && pending == 0)
         let snoozed = try await t.store.snooze(id: "p1|watering|2026-06-08", hours: 1, until: nil, owner: "a")
         t.clock.advance(seconds: 2 * 3_600)

@@ -24,14 +24,15 @@ struct WebPushDeliveryTests: SchedulingSuite {
     }
 
     /// Monty watered weekly (a reminder today at 08:00 UTC) and the browser of `service` subscribed, for user a.
-    private func prepare(_ service: FakePushService, name: String = "browser-1") async throws -> StoredPushSubscription {
+    private func prepare(_ service: FakePushService, name: String = "browser-1", language: String = "") async throws -> StoredPushSubscription {
         _ = try await store.putSchedule(.with {
             $0.plantID = "p1"
             $0.plantName = "Monty"
             $0.careInfo = .with { $0.scientificName = "Monstera deliciosa"; $0.watering.frequency = .weekly; $0.fertilizer.frequency = .none }
         }, owner: "a")
         let subscription = try WebPushSender(key: Self.key, allowLoopback: true)
-            .subscription(endpoint: service.endpoint(name), p256dh: service.p256dh, auth: service.authText, at: clock.now.timeIntervalSince1970)
+            .subscription(endpoint: service.endpoint(name), p256dh: service.p256dh, auth: service.authText, language: language,
+                          at: clock.now.timeIntervalSince1970)
         try await store.registerPushSubscription(subscription, owner: "a")
         return subscription
     }
@@ -60,6 +61,30 @@ struct WebPushDeliveryTests: SchedulingSuite {
         #expect(message.contentEncoding == "aes128gcm" && message.ttl == "86400" && message.urgency == "normal")
         #expect(message.topic.map { $0.count <= 32 && !$0.isEmpty } == true)
         #expect(message.bodyBytes <= 4_096)
+    }
+
+    @Test("each browser's notification is worded in the language it subscribed in: Spanish, English, and English for one PlantGuide lacks",
+          arguments: TestBackend.allCases)
+    func language(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        let service = try FakePushService(vapidPublicKey: Self.key.publicKeyBase64URL)
+        defer { service.stop() }
+        for (name, language) in [("es", "es-MX"), ("en", "en-GB"), ("fr", "fr"), ("none", "")] {
+            _ = try await t.prepare(service, name: name, language: language)
+        }
+        t.clock.advance(seconds: 3_600)
+        #expect(try await t.dispatcher().runOnce() == (1, 4))
+
+        let titles = Dictionary(uniqueKeysWithValues: service.messages.map { (String($0.path.split(separator: "/").last ?? ""), $0.json) })
+        #expect(titles["es"]??["title"] as? String == "Regar Monty" && titles["es"]??["lang"] as? String == "es")
+        for name in ["en", "fr", "none"] {
+            #expect(titles[name]??["title"] as? String == "Water Monty" && titles[name]??["lang"] as? String == "en", "\(name)")
+        }
+        let bad = #expect(throws: RPCError.self) {
+            try WebPushSender(key: Self.key).subscription(endpoint: "https://push.example/x", p256dh: service.p256dh, auth: service.authText,
+                                                          language: "es\"><script>", at: 0)
+        }
+        #expect(bad?.details.fieldViolations.first?.field == "language")
     }
 
     @Test("410 Gone removes the subscription and its delivery stops; 429 with Retry-After waits that long; 500 backs off",
@@ -128,7 +153,7 @@ struct WebPushDeliveryTests: SchedulingSuite {
             $0.plantName = String(repeating: "Monstera ", count: 1_000)
             $0.task = .with { $0.id = "t"; $0.plantID = "p1"; $0.type = .watering; $0.note = String(repeating: "ü", count: 3_000) }
         }
-        let payload = WebPushSender.payload(reminder)
+        let payload = WebPushSender.payload(reminder, language: "")
         #expect(payload.count <= WebPushEncryption.maxPayloadBytes)
         let json = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
         #expect((json["title"] as? String)?.hasPrefix("Water Monstera") == true)

@@ -377,7 +377,8 @@ struct GatewayHTTPTests {
         let key = try await send(stack, "GET", "/v1/push/key", token: nil, extra: cookie)
         #expect(key.status == 200 && key.body["publicKey"] as? String == vapid.publicKeyBase64URL, "\(key.body)")
         let subscription = """
-            {"endpoint": "\(service.endpoint())", "expirationTime": null, "keys": {"p256dh": "\(service.p256dh)", "auth": "\(service.authText)"}}
+            {"endpoint": "\(service.endpoint())", "expirationTime": null, "keys": {"p256dh": "\(service.p256dh)", "auth": "\(service.authText)"},
+             "language": "es-ES"}
             """
         let subscribed = try await send(stack, "POST", "/v1/push-subscriptions", token: nil, json: subscription, extra: browser)
         let again = try await send(stack, "POST", "/v1/push-subscriptions", token: nil, json: subscription, extra: browser)
@@ -397,7 +398,8 @@ struct GatewayHTTPTests {
         #expect(messages.count == 1, "\(messages.count) messages for one reminder")
         let message = try #require(messages.first)
         let json = try #require(message.json, "the message did not decrypt")
-        #expect(json["plantId"] as? String == "p1" && (json["title"] as? String)?.hasSuffix("Fig") == true, "\(json)")
+        // Worded in the language the page subscribed in.
+        #expect(json["plantId"] as? String == "p1" && json["title"] as? String == "Regar Fig" && json["lang"] as? String == "es", "\(json)")
         #expect(message.vapidSubject == vapid.subject && message.ttl != nil && message.urgency == "normal" && message.topic != nil)
 
         let removed = try await send(stack, "DELETE", "/v1/push-subscriptions/\(subscribed.body["subscriptionId"] as? String ?? "")", token: nil,

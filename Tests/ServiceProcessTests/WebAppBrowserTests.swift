@@ -128,6 +128,9 @@ struct WebAppBrowserTests {
         #expect((export["name"] as? String)?.hasPrefix("plantguide-") == true && export["ustar"] as? Bool == true
                 && (export["bytes"] as? Int ?? 0) > 1_024, "the download: \(export)")
         #expect(report["passkeySignIn"] as? Bool == true && report["passkeysAfterRemoval"] as? Int == 0, "\(report)")
+        let iphone = report["iphonePush"] as? [String: Any]
+        #expect((iphone?["state"] as? String)?.hasPrefix("Add PlantGuide to your Home Screen first") == true && iphone?["buttonShown"] as? Bool == false,
+                "\(String(describing: iphone))")
         #expect(report["firstFocus"] as? String == "Skip to content")
         #expect(report["installability"] as? [String] == [], "installability errors: \(report["installability"] ?? "")")
         let offline = report["offline"] as? [String: Bool] ?? [:]

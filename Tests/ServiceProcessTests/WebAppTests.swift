@@ -52,6 +52,11 @@ struct WebAppTests {
         #expect(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'") && !policy.contains("unsafe-inline"))
         #expect(signInPage.headers["x-content-type-options"] == "nosniff" && signInPage.headers["referrer-policy"] == "same-origin")
         #expect(!signInPage.text.contains("<script>"), "no inline script")
+        // What an iPhone reads when the app is added to its Home Screen: icon, name, status bar, the page under the notch.
+        for tag in [#"<link rel="apple-touch-icon" href="/static/icon-192."#, #"<meta name="apple-mobile-web-app-title" content="PlantGuide">"#,
+                    #"<meta name="apple-mobile-web-app-status-bar-style" content="default">"#, "viewport-fit=cover"] {
+            #expect(signInPage.text.contains(tag), "\(tag)")
+        }
 
         // The stylesheet and scripts: content-hashed names, a year of caching, gzip when asked for.
         let links = signInPage.text.matches(of: /(?:href|src)="(\/static\/[^"]+\.(?:css|js))"/).map { String($0.output.1) }

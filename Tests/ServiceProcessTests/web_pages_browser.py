@@ -39,6 +39,11 @@ RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 
+# Safari on an iPhone (iOS 18.4), as it names itself.
+IPHONE_SAFARI = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 "
+                 "Mobile/15E148 Safari/604.1")
+
+
 def devtools_errors(context, page):
     """Chromium's reasons the page could not be installed as an app (none: it can)."""
     session = context.new_cdp_session(page)
@@ -243,6 +248,14 @@ def main():
         page.click("#passkeys .rows button")
         page.wait_for_url("**/settings?done=passkeyRemoved")
         report["passkeysAfterRemoval"] = page.locator("#passkeys .rows li").count()
+
+        # Settings as Safari on an iPhone shows it before the app is added to the Home Screen (where alone iOS grants
+        # Web Push): the way to get there, not a button that fails.
+        session = context.new_cdp_session(page)
+        session.send("Emulation.setUserAgentOverride", {"userAgent": IPHONE_SAFARI, "platform": "iPhone"})
+        page.goto(origin + "/settings")
+        page.wait_for_function("document.getElementById('push-state').textContent.includes('Home Screen')", timeout=10_000)
+        report["iphonePush"] = {"state": page.inner_text("#push-state"), "buttonShown": page.is_visible("#push-on")}
         context.close()
     print(json.dumps(report))
 

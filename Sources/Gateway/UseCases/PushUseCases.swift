@@ -16,6 +16,7 @@ struct PushUseCases: Sendable {
             $0.endpoint = request.endpoint
             $0.p256Dh = request.keys.p256Dh
             $0.auth = request.keys.auth
+            $0.language = request.language
         }, as: caller)
         return .with { $0.subscriptionID = answer.subscriptionID }
     }

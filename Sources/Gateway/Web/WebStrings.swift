@@ -1,7 +1,10 @@
 import Foundation
+import PlantGuideCore
 
 /// Every word the web app shows, one catalog per language (`WebAssets/strings/LANGUAGE.json`), chosen by the
 /// browser's `Accept-Language`; English is the default and the reference every other catalog must match key for key.
+/// How a task is worded ("task.watering": "Water") comes from ``PlantGuideCore/TaskWords``, which Web Push
+/// notifications word tasks from too.
 struct WebStrings: Sendable {
     /// Language code → its strings.
     let catalogs: [String: [String: String]]
@@ -17,7 +20,9 @@ struct WebStrings: Sendable {
                   let catalog = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: String] else {
                 throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: "\(language).json"])
             }
-            catalogs[language] = catalog
+            catalogs[language] = catalog.merging(TaskWords.keys.map { key in
+                ("task.\(key)", TaskWords.phrase(CareTaskKind.allCases.first { TaskWords.key($0) == key }, language: language))
+            }) { _, words in words }
         }
         let reference = Set(catalogs["en"]?.keys ?? [:].keys)
         for (language, catalog) in catalogs where Set(catalog.keys) != reference {

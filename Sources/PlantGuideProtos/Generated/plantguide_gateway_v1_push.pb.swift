@@ -61,6 +61,11 @@ public nonisolated struct Plantguide_Gateway_V1_CreatePushSubscriptionRequest: S
   /// Clears the value of `keys`. Subsequent reads from it will return its default value.
   public mutating func clearKeys() {self._keys = nil}
 
+  /// The language the notifications are to be worded in, BCP 47 ("es", "en-GB"); the web app sends the page's.
+  /// PlantGuide words them in English and Spanish; any other language, or none, gets English. Not part of the
+  /// browser's PushSubscription.toJSON(): added beside it.
+  public var language: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -220,7 +225,7 @@ nonisolated extension Plantguide_Gateway_V1_PushSubscriptionKeys: SwiftProtobuf.
 
 nonisolated extension Plantguide_Gateway_V1_CreatePushSubscriptionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CreatePushSubscriptionRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}endpoint\0\u{3}expiration_time\0\u{1}keys\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}endpoint\0\u{3}expiration_time\0\u{1}keys\0\u{1}language\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -231,6 +236,7 @@ nonisolated extension Plantguide_Gateway_V1_CreatePushSubscriptionRequest: Swift
       case 1: try { try decoder.decodeSingularStringField(value: &self.endpoint) }()
       case 2: try { try decoder.decodeSingularDoubleField(value: &self.expirationTime) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._keys) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.language) }()
       default: break
       }
     }
@@ -250,6 +256,9 @@ nonisolated extension Plantguide_Gateway_V1_CreatePushSubscriptionRequest: Swift
     try { if let v = self._keys {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -257,6 +266,7 @@ nonisolated extension Plantguide_Gateway_V1_CreatePushSubscriptionRequest: Swift
     if lhs.endpoint != rhs.endpoint {return false}
     if lhs.expirationTime != rhs.expirationTime {return false}
     if lhs._keys != rhs._keys {return false}
+    if lhs.language != rhs.language {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

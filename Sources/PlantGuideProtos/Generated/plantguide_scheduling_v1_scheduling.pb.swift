@@ -1047,6 +1047,10 @@ public nonisolated struct Plantguide_Scheduling_V1_RegisterPushSubscriptionReque
   /// The browser's 16-byte auth secret, base64url (keys.auth: 22 characters).
   public var auth: String = String()
 
+  /// The language the notifications are worded in, BCP 47 ("es", "en-GB"); English when empty or not one
+  /// PlantGuide speaks (English, Spanish). INVALID_ARGUMENT when it is not a language tag.
+  public var language: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2872,7 +2876,7 @@ nonisolated extension Plantguide_Scheduling_V1_DeleteWebhookResponse: SwiftProto
 
 nonisolated extension Plantguide_Scheduling_V1_RegisterPushSubscriptionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RegisterPushSubscriptionRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}endpoint\0\u{1}p256dh\0\u{1}auth\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}endpoint\0\u{1}p256dh\0\u{1}auth\0\u{1}language\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2883,6 +2887,7 @@ nonisolated extension Plantguide_Scheduling_V1_RegisterPushSubscriptionRequest: 
       case 1: try { try decoder.decodeSingularStringField(value: &self.endpoint) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.p256Dh) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.auth) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.language) }()
       default: break
       }
     }
@@ -2898,6 +2903,9 @@ nonisolated extension Plantguide_Scheduling_V1_RegisterPushSubscriptionRequest: 
     if !self.auth.isEmpty {
       try visitor.visitSingularStringField(value: self.auth, fieldNumber: 3)
     }
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2905,6 +2913,7 @@ nonisolated extension Plantguide_Scheduling_V1_RegisterPushSubscriptionRequest: 
     if lhs.endpoint != rhs.endpoint {return false}
     if lhs.p256Dh != rhs.p256Dh {return false}
     if lhs.auth != rhs.auth {return false}
+    if lhs.language != rhs.language {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -47,7 +47,7 @@ public enum SchedulingCopy {
             }
             case .webhooks: return records.webhooks.map { hook in row(hook.id) { $0.add(hook.url); $0.add(hook.secret) } }
             case .pushSubscriptions: return records.pushSubscriptions.map { push in
-                row(push.id) { $0.add(push.endpoint); $0.add(push.p256dh); $0.add(push.auth); $0.add(push.createdAt) }
+                row(push.id) { $0.add(push.endpoint); $0.add(push.p256dh); $0.add(push.auth); $0.add(push.createdAt); $0.add(push.language) }
             }
             case .reminders: return records.reminders.map { reminder in
                 row(reminder.id) { $0.add(reminder.taskID); $0.add(reminder.message); $0.add(reminder.createdAt) }

@@ -30,9 +30,11 @@ extension PostgresScheduling {
     /// not `keepingCreatedAt` (a copy between backends carries the original's).
     static func upsert(_ session: PostgresSession, _ subscription: StoredPushSubscription, owner: String, keepingCreatedAt: Bool) async throws {
         try await session.query("""
-            INSERT INTO push_subscription (owner_id, id, endpoint, p256dh, auth, created_at)
-            VALUES (\(owner), \(subscription.id), \(subscription.endpoint), \(subscription.p256dh), \(subscription.auth), \(subscription.createdAt))
+            INSERT INTO push_subscription (owner_id, id, endpoint, p256dh, auth, created_at, language)
+            VALUES (\(owner), \(subscription.id), \(subscription.endpoint), \(subscription.p256dh), \(subscription.auth), \(subscription.createdAt),
+                    \(subscription.language))
             ON CONFLICT (owner_id, id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth,
+                language = excluded.language,
                 created_at = CASE WHEN \(keepingCreatedAt) THEN push_subscription.created_at ELSE excluded.created_at END
             """)
     }
@@ -44,10 +46,10 @@ extension PostgresScheduling {
             """, as: PushRow.self).map(pushSubscription)
     }
 
-    private typealias PushRow = (String, String, Data, Data, Double)
-    private static let pushColumns = "id, endpoint, p256dh, auth, created_at"
+    private typealias PushRow = (String, String, Data, Data, Double, String)
+    private static let pushColumns = "id, endpoint, p256dh, auth, created_at, language"
 
     private static func pushSubscription(_ row: PushRow) -> StoredPushSubscription {
-        StoredPushSubscription(id: row.0, endpoint: row.1, p256dh: row.2, auth: row.3, createdAt: row.4)
+        StoredPushSubscription(id: row.0, endpoint: row.1, p256dh: row.2, auth: row.3, createdAt: row.4, language: row.5)
     }
 }

@@ -51,9 +51,11 @@ extension PostgresScheduling {
             """))
         guard !tasks.isEmpty else { return 0 }
         let preferences = try await Self.preferences(session, owner: owner)
-        var receivers = try await session.all("SELECT 'webhook:' || id FROM webhook WHERE owner_id = \(owner) ORDER BY id", as: String.self)
-            + session.all("SELECT 'push:' || id FROM push_subscription WHERE owner_id = \(owner) ORDER BY id", as: String.self)
-        if publishing { receivers.insert("pub", at: 0) }
+        var receivers = try await session.all("SELECT id FROM webhook WHERE owner_id = \(owner) ORDER BY id", as: String.self)
+            .map { DeliveryReceiver.webhook(id: $0).stored }
+            + session.all("SELECT id FROM push_subscription WHERE owner_id = \(owner) ORDER BY id", as: String.self)
+            .map { DeliveryReceiver.push(subscriptionID: $0).stored }
+        if publishing { receivers.insert(DeliveryReceiver.stream.stored, at: 0) }
         let plantIDs = Array(Set(tasks.map(\.plantID)))
         var names: [String: String] = [:]
         for (plantID, message) in try await session.all("""
@@ -120,10 +122,10 @@ extension PostgresScheduling {
         }
     }
 
-    public func markDelivery(_ delivery: DueDelivery, state: Int, attempts: Int, next: Double, error: String) async throws {
+    public func markDelivery(_ delivery: DueDelivery, state: DeliveryState, attempts: Int, next: Double, error: String) async throws {
         _ = try await database.write { session in
             try await session.query("""
-                UPDATE delivery SET state = \(state), attempts = \(attempts), next_attempt_at = \(next), last_error = \(error)
+                UPDATE delivery SET state = \(state.rawValue), attempts = \(attempts), next_attempt_at = \(next), last_error = \(error)
                 WHERE owner_id = \(delivery.owner) AND reminder_id = \(delivery.reminderID) AND receiver = \(delivery.receiver)
                 """)
         }

@@ -203,5 +203,8 @@ enum PostgresSchedulingSchema {
             )
             """,
         ]),
+        PostgresMigration(7, "the language of a push subscription's notifications", [
+            "ALTER TABLE push_subscription ADD COLUMN language text NOT NULL DEFAULT ''",
+        ]),
     ]
 }

@@ -177,17 +177,23 @@ public final class ReminderDispatcher: Sendable {
         let attempts = delivery.attempts
         let start = now().timeIntervalSince1970
         guard start + Self.deliveryTimeout + 1 < claimed + Self.deliveryLease else {
-            try await records.markDelivery(delivery, state: 0, attempts: attempts, next: start, error: "")
+            try await records.markDelivery(delivery, state: .pending, attempts: attempts, next: start, error: "")
             return false
         }
-        guard try await stillWanted(delivery.message, owner: delivery.owner) else {
-            try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts, next: start,
+        // Decoded once for every step below; one that does not decode (or names a receiver no version wrote) is
+        // not sent.
+        guard let reminder = try? Reminder(serializedBytes: delivery.message), let receiver = delivery.destination else {
+            try await records.markDelivery(delivery, state: .dead, attempts: attempts, next: start, error: "the reminder or its receiver is unreadable")
+            return false
+        }
+        guard try await stillWanted(reminder, owner: delivery.owner) else {
+            try await records.markDelivery(delivery, state: .cancelled, attempts: attempts, next: start,
                                            error: "reminders of this type or plant were turned off")
             return false
         }
         let outcome: Outcome
         do {
-            outcome = try await deliver(delivery.message, to: delivery.receiver, owner: delivery.owner, reminderID: delivery.reminderID)
+            outcome = try await deliver(reminder, message: delivery.message, to: receiver, owner: delivery.owner)
         } catch let error as HTTPClientError where error.code == .refusedAddress {
             outcome = .refused(error.message)
         } catch {
@@ -196,29 +202,24 @@ public final class ReminderDispatcher: Sendable {
         let time = now().timeIntervalSince1970
         switch outcome {
         case .delivered:
-            try await records.markDelivery(delivery, state: 1, attempts: attempts + 1, next: time, error: "")
+            try await records.markDelivery(delivery, state: .delivered, attempts: attempts + 1, next: time, error: "")
             return true
         case .receiverGone(let why):
-            try await records.markDelivery(delivery, state: Self.cancelled, attempts: attempts + 1, next: time, error: why)
+            try await records.markDelivery(delivery, state: .cancelled, attempts: attempts + 1, next: time, error: why)
         case .refused(let why):
-            try await records.markDelivery(delivery, state: 2, attempts: attempts + 1, next: time, error: why)
+            try await records.markDelivery(delivery, state: .dead, attempts: attempts + 1, next: time, error: why)
         case .failed(let error, let retryAfter):
             let dead = attempts + 1 >= maxAttempts
             let wait = retryAfter.map { min(max($0, 1), 3_600) } ?? min(initialBackoff * pow(2, Double(attempts)), 3_600)
-            try await records.markDelivery(delivery, state: dead ? 2 : 0, attempts: attempts + 1, next: time + wait, error: error)
+            try await records.markDelivery(delivery, state: dead ? .dead : .pending, attempts: attempts + 1, next: time + wait, error: error)
         }
         return false
     }
 
-    /// Delivery states: 0 pending, 1 delivered, 2 dead (out of attempts), 3 cancelled (its toggle was turned off).
-    static let cancelled = 3
-
     /// Whether the reminder's type and plant still remind its owner (a retry to a failing webhook stops once
     /// they are turned off).
-    private func stillWanted(_ message: Data, owner: String) async throws -> Bool {
-        guard let reminder = try? Reminder(serializedBytes: message), let kind = TaskRows.kind(reminder.task.type.rawValue) else {
-            return false
-        }
+    private func stillWanted(_ reminder: Reminder, owner: String) async throws -> Bool {
+        guard let kind = TaskRows.kind(reminder.task.type.rawValue) else { return false }
         return try await records.reminds(owner: owner, plantID: reminder.task.plantID, kind: kind)
     }
 
@@ -234,22 +235,25 @@ public final class ReminderDispatcher: Sendable {
         case refused(String)
     }
 
-    private func deliver(_ message: Data, to receiver: String, owner: String, reminderID: String) async throws -> Outcome {
-        if receiver == "pub" {
+    /// Sends `reminder` (`message`: its bytes, as the stream carries them) to `receiver`.
+    private func deliver(_ reminder: Reminder, message: Data, to receiver: DeliveryReceiver, owner: String) async throws -> Outcome {
+        switch receiver {
+        case .stream:
             publisher?.publish(topic: ReminderTopic.topic(for: owner), payload: [UInt8](message))
             return .delivered
+        case .push(let subscriptionID):
+            return try await deliverPush(reminder, subscriptionID: subscriptionID, owner: owner)
+        case .webhook(let id):
+            try await deliverWebhook(reminder, hookID: id, owner: owner)
+            return .delivered
         }
-        if receiver.hasPrefix("push:") { return try await deliverPush(message, subscriptionID: String(receiver.dropFirst(5)), owner: owner) }
-        try await deliverWebhook(message, hookID: String(receiver.dropFirst("webhook:".count)), owner: owner, reminderID: reminderID)
-        return .delivered
     }
 
-    private func deliverPush(_ message: Data, subscriptionID: String, owner: String) async throws -> Outcome {
+    private func deliverPush(_ reminder: Reminder, subscriptionID: String, owner: String) async throws -> Outcome {
         guard let push else { return .failed("Web Push is off: the service has no VAPID key", retryAfter: 3_600) }
         guard let subscription = try await records.pushSubscription(id: subscriptionID, owner: owner) else {
             return .receiverGone("push subscription \(subscriptionID) was removed")
         }
-        let reminder = try Reminder(serializedBytes: message)
         switch try await push.send(reminder, to: subscription, owner: owner, http: http, timeout: .seconds(Self.deliveryTimeout), now: now()) {
         case .delivered:
             return .delivered
@@ -263,15 +267,15 @@ public final class ReminderDispatcher: Sendable {
         }
     }
 
-    private func deliverWebhook(_ message: Data, hookID: String, owner: String, reminderID: String) async throws {
+    private func deliverWebhook(_ reminder: Reminder, hookID: String, owner: String) async throws {
         guard let hook = try await records.webhook(id: hookID, owner: owner), let url = URL(string: hook.url) else {
             throw SchedulingError(.notFound, "webhook \(hookID) was removed")
         }
-        let body = try Reminder(serializedBytes: message).jsonUTF8Data()
+        let body = try reminder.jsonUTF8Data()
         let response = try await http.send(HTTPRequest(method: "POST", url: url, headers: [
             "Content-Type": "application/json",
             WebhookSignature.header: WebhookSignature.sign(body, secret: hook.secret),
-            "X-PlantGuide-Reminder-Id": reminderID,
+            "X-PlantGuide-Reminder-Id": reminder.id,
         ], body: body, addresses: .receivers(allowLoopback: allowLoopbackReceivers)), timeout: .seconds(Self.deliveryTimeout))
         guard (200..<300).contains(response.status) else {
             throw SchedulingError(.failedPrecondition, "webhook \(hookID) answered \(response.status)")

@@ -39,7 +39,7 @@ public struct WebPushSender: Sendable {
     /// point and a 16-byte secret. Its id is derived from the endpoint, so the same browser subscribing again
     /// replaces its row.
     /// - Throws: INVALID_ARGUMENT naming the field.
-    func subscription(endpoint: String, p256dh: String, auth: String, at time: Double) throws -> StoredPushSubscription {
+    func subscription(endpoint: String, p256dh: String, auth: String, language: String = "", at time: Double) throws -> StoredPushSubscription {
         guard let url = URL(string: endpoint), let host = url.host, !host.isEmpty else {
             throw RPCError.invalidArgument("endpoint", .invalidFormat, "the endpoint is not a URL")
         }
@@ -57,40 +57,34 @@ public struct WebPushSender: Sendable {
         guard (try? WebPushEncryption.encrypt(Data(), p256dh: key, auth: secret)) != nil else {
             throw RPCError.invalidArgument("p256dh", .invalidFormat, "p256dh is not a point of P-256")
         }
-        return StoredPushSubscription(id: PushIdentifiers.subscriptionID(endpoint: endpoint), endpoint: endpoint, p256dh: key, auth: secret, createdAt: time)
+        guard language.count <= 35, language.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+            throw RPCError.invalidArgument("language", .invalidFormat, "language is a BCP 47 tag such as \"es\" or \"en-GB\"")
+        }
+        return StoredPushSubscription(id: PushIdentifiers.subscriptionID(endpoint: endpoint), endpoint: endpoint, p256dh: key, auth: secret,
+                                      createdAt: time, language: language)
     }
 
-    /// The notification a reminder becomes: what the app's service worker shows, in JSON, under the 3,993 bytes
-    /// one encrypted record holds (a long plant name or note is shortened).
-    static func payload(_ reminder: Plantguide_Scheduling_V1_Reminder) -> Data {
+    /// The notification a reminder becomes: what the app's service worker shows, in JSON, worded in `language`
+    /// (the subscription's; ``PlantGuideCore/TaskWords``, as the app words tasks), under the 3,993 bytes one
+    /// encrypted record holds (a long plant name or note is shortened).
+    static func payload(_ reminder: Plantguide_Scheduling_V1_Reminder, language: String) -> Data {
         let task = reminder.task
+        let language = TaskWords.language(for: language)
+        let phrase = TaskWords.phrase(TaskRows.kind(task.type.rawValue), language: language)
         var fields: [String: Any] = [
             "reminderId": reminder.id, "taskId": task.id, "plantId": task.plantID, "type": "\(task.type)",
-            "title": "\(verb(task.type)) \(reminder.plantName)", "dueDate": task.dueDate, "note": task.note,
+            "title": "\(phrase) \(reminder.plantName)", "dueDate": task.dueDate, "note": task.note, "lang": language,
             "url": "/plants/\(task.plantID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? task.plantID)",
         ]
         var data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
         var limit = 512
         while data.count > WebPushEncryption.maxPayloadBytes, limit > 8 {
-            fields["title"] = String("\(verb(task.type)) \(reminder.plantName)".prefix(limit))
+            fields["title"] = String("\(phrase) \(reminder.plantName)".prefix(limit))
             fields["note"] = String(task.note.prefix(limit))
             data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
             limit /= 2
         }
         return data
-    }
-
-    private static func verb(_ type: Plantguide_Scheduling_V1_TaskType) -> String {
-        switch type {
-        case .watering: "Water"
-        case .fertilizing: "Fertilize"
-        case .pruning: "Prune"
-        case .repotting: "Repot"
-        case .pestControl: "Check for pests:"
-        case .rotation: "Turn"
-        case .harvest: "Harvest"
-        default: "Look after"
-        }
     }
 
     /// The `Topic` header: one per task, so a push service holding an undelivered reminder of the same task
@@ -103,7 +97,8 @@ public struct WebPushSender: Sendable {
     func send(_ reminder: Plantguide_Scheduling_V1_Reminder, to subscription: StoredPushSubscription, owner: String,
               http: any HTTPClient, timeout: Duration, now: Date) async throws -> Outcome {
         guard let endpoint = URL(string: subscription.endpoint) else { return .gone }
-        let body = try WebPushEncryption.encrypt(Self.payload(reminder), p256dh: subscription.p256dh, auth: subscription.auth)
+        let body = try WebPushEncryption.encrypt(Self.payload(reminder, language: subscription.language), p256dh: subscription.p256dh,
+                                                 auth: subscription.auth)
         let request = HTTPRequest(method: "POST", url: endpoint, headers: [
             "Authorization": try key.authorization(for: endpoint, now: now),
             "Content-Encoding": "aes128gcm",

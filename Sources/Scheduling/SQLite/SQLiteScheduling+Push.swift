@@ -6,9 +6,11 @@ extension SQLiteScheduling {
     public func registerPushSubscription(_ subscription: StoredPushSubscription, owner: String) async throws {
         try await writer.write { db in
             try db.execute(sql: """
-                INSERT INTO pushSubscription (ownerID, id, endpoint, p256dh, auth, createdAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (ownerID, id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth
-                """, arguments: [owner, subscription.id, subscription.endpoint, subscription.p256dh, subscription.auth, subscription.createdAt])
+                INSERT INTO pushSubscription (ownerID, id, endpoint, p256dh, auth, createdAt, language) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (ownerID, id) DO UPDATE SET endpoint = excluded.endpoint, p256dh = excluded.p256dh, auth = excluded.auth,
+                    language = excluded.language
+                """, arguments: [owner, subscription.id, subscription.endpoint, subscription.p256dh, subscription.auth, subscription.createdAt,
+                                 subscription.language])
         }
     }
 
@@ -34,6 +36,7 @@ extension SQLiteScheduling {
     }
 
     static func pushSubscription(_ row: Row) -> StoredPushSubscription {
-        StoredPushSubscription(id: row["id"], endpoint: row["endpoint"], p256dh: row["p256dh"], auth: row["auth"], createdAt: row["createdAt"])
+        StoredPushSubscription(id: row["id"], endpoint: row["endpoint"], p256dh: row["p256dh"], auth: row["auth"], createdAt: row["createdAt"],
+                               language: row["language"])
     }
 }

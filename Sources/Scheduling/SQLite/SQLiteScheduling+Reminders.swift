@@ -34,12 +34,14 @@ extension SQLiteScheduling {
                 let reminder = ReminderDispatcher.reminder(task, owner: owner, plantName: name, remindAt: remindAt)
                 try db.execute(sql: "INSERT OR IGNORE INTO reminder VALUES (?, ?, ?, ?, ?)",
                                arguments: [reminder.id, owner, task.id, try reminder.serializedData(), time])
-                var receivers = try String.fetchAll(db, sql: "SELECT 'webhook:' || id FROM webhook WHERE ownerID = ?", arguments: [owner])
-                    + String.fetchAll(db, sql: "SELECT 'push:' || id FROM pushSubscription WHERE ownerID = ? ORDER BY id", arguments: [owner])
-                if publishing { receivers.insert("pub", at: 0) }
+                var receivers = try String.fetchAll(db, sql: "SELECT id FROM webhook WHERE ownerID = ?", arguments: [owner])
+                    .map { DeliveryReceiver.webhook(id: $0) }
+                    + String.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE ownerID = ? ORDER BY id", arguments: [owner])
+                    .map { DeliveryReceiver.push(subscriptionID: $0) }
+                if publishing { receivers.insert(.stream, at: 0) }
                 for receiver in receivers {
                     try db.execute(sql: "INSERT OR IGNORE INTO delivery (reminderID, receiver, nextAttemptAt) VALUES (?, ?, ?)",
-                                   arguments: [reminder.id, receiver, time])
+                                   arguments: [reminder.id, receiver.stored, time])
                 }
                 try db.execute(sql: "UPDATE task SET remindedAt = ? WHERE ownerID = ? AND id = ?", arguments: [time, owner, task.id])
             }
@@ -76,11 +78,11 @@ extension SQLiteScheduling {
         }
     }
 
-    public func markDelivery(_ delivery: DueDelivery, state: Int, attempts: Int, next: Double, error: String) async throws {
+    public func markDelivery(_ delivery: DueDelivery, state: DeliveryState, attempts: Int, next: Double, error: String) async throws {
         try await writer.write { db in
             try db.execute(sql: """
                 UPDATE delivery SET state = ?, attempts = ?, nextAttemptAt = ?, lastError = ? WHERE reminderID = ? AND receiver = ?
-                """, arguments: [state, attempts, next, error, delivery.reminderID, delivery.receiver])
+                """, arguments: [state.rawValue, attempts, next, error, delivery.reminderID, delivery.receiver])
         }
     }
 }

@@ -118,6 +118,9 @@ public enum SchedulingDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v6: the language of a push subscription's notifications") { db in
+            try db.execute(sql: "ALTER TABLE pushSubscription ADD COLUMN language TEXT NOT NULL DEFAULT ''")
+        }
         return migrator
     }
 

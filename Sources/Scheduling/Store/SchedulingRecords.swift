@@ -100,7 +100,7 @@ public protocol SchedulingRecords: Sendable {
     func reminds(owner: String, plantID: String, kind: CareTaskKind) async throws -> Bool
     /// A webhook's URL and secret.
     func webhook(id: String, owner: String) async throws -> (url: String, secret: String)?
-    func markDelivery(_ delivery: DueDelivery, state: Int, attempts: Int, next: Double, error: String) async throws
+    func markDelivery(_ delivery: DueDelivery, state: DeliveryState, attempts: Int, next: Double, error: String) async throws
 }
 
 /// A browser's Web Push subscription as stored: where its push service takes messages for it, and the keys only
@@ -113,13 +113,17 @@ public struct StoredPushSubscription: Sendable, Equatable {
     /// Its auth secret (16 bytes).
     public var auth: Data
     public var createdAt: Double
+    /// The browser's language as it said when subscribing ("es", "en-GB"; "" when it did not): the notifications'
+    /// words are in it when PlantGuide has it (``ReminderWords``), else in English.
+    public var language: String
 
-    public init(id: String, endpoint: String, p256dh: Data, auth: Data, createdAt: Double) {
+    public init(id: String, endpoint: String, p256dh: Data, auth: Data, createdAt: Double, language: String = "") {
         self.id = id
         self.endpoint = endpoint
         self.p256dh = p256dh
         self.auth = auth
         self.createdAt = createdAt
+        self.language = language
     }
 }
 
@@ -137,7 +141,11 @@ public struct TaskQuery: Sendable {
 public struct DueDelivery: Sendable {
     public var owner: String
     public var reminderID: String
+    /// The receiver as stored (``DeliveryReceiver/stored``): the row's key.
     public var receiver: String
     public var attempts: Int
     public var message: Data
+
+    /// Where it goes; nil for a receiver no version of PlantGuide wrote.
+    public var destination: DeliveryReceiver? { DeliveryReceiver(stored: receiver) }
 }

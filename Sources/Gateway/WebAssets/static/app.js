@@ -68,7 +68,8 @@ if ("serviceWorker" in navigator) {
     ]);
     var created = await fetch("/v1/push-subscriptions", {
       method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify(subscription.toJSON()),
+      // The page's language (the one the person reads the app in), so that notifications are worded alike.
+      body: JSON.stringify(Object.assign(subscription.toJSON(), {language: document.documentElement.lang})),
     }).then(answer);
     localStorage.setItem(SUBSCRIPTION_KEY, created.subscriptionId);
     show(true);
@@ -90,6 +91,10 @@ if ("serviceWorker" in navigator) {
 
   document.addEventListener("DOMContentLoaded", function () {
     if (!section()) return;
+    // iOS and iPadOS grant Web Push only to the app added to the Home Screen and opened from there.
+    var apple = /iPad|iPhone|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
+    var installed = navigator.standalone === true || window.matchMedia("(display-mode: standalone)").matches;
+    if (apple && !installed) { say("installFirst"); return; }
     if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) { say("unsupported"); return; }
     document.getElementById("push-on").addEventListener("click", function () { turnOn().catch(failed); });
     document.getElementById("push-off").addEventListener("click", function () { turnOff().catch(failed); });
