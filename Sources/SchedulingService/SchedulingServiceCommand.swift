@@ -104,20 +104,40 @@ struct Serve: AsyncParsableCommand {
             if vapid == nil { environment.logger.info("Web Push is off: no VAPID key (--vapid-private-key-file)") }
             guard case .postgres(let settings) = choice else {
                 let service = try SchedulingRPCService(configuration: configuration, logger: environment.logger)
+                let extended = await extendHorizonsBeforeServing(service.store, logger: environment.logger)
                 return ServiceSet(
                     rpc: [service],
                     background: [DatabaseMaintenance(), DispatchLoop(
-                        dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval))])
+                        dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval),
+                        extendedDay: extended)])
             }
             environment.logger.info("scheduling in PostgreSQL", metadata: ["database": "\(settings)"])
             let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: environment.logger)
             let service = SchedulingRPCService(configuration: configuration, records: PostgresScheduling(database), database: database)
+            let extended = await extendHorizonsBeforeServing(service.store, logger: environment.logger)
             return ServiceSet(
                 rpc: [service],
                 background: [PostgresStorageService(database), DispatchLoop(
-                    dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval))])
+                    dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval),
+                    extendedDay: extended)])
         }
         publisher.close()
+    }
+}
+
+/// The day's horizon extension (when no replica did it today), done before the service takes calls: done by the
+/// dispatcher's first round, beside the first calls, it planned again the schedules those calls had just made and
+/// gave their calendar feeds a new version for nothing (a feed's ETag changed between two polls a second apart).
+/// Returns the UTC day it is done for; nil when it failed (the dispatcher then tries again).
+private func extendHorizonsBeforeServing(_ store: SchedulingStore, logger: Logger) async -> Int? {
+    let day = Int(Date().timeIntervalSince1970 / 86_400)
+    do {
+        let planned = try await store.extendHorizonsOncePerDay()
+        if planned > 0 { logger.info("horizons extended before serving", metadata: ["schedules": "\(planned)"]) }
+        return day
+    } catch {
+        logger.warning("cannot extend the horizons at start; the dispatcher tries again", metadata: ["error": "\(error)"])
+        return nil
     }
 }
 
@@ -126,10 +146,12 @@ private struct DispatchLoop: Service {
     let dispatcher: ReminderDispatcher
     let store: SchedulingStore
     let interval: Duration
+    /// The UTC day whose extension was done before serving.
+    let extendedDay: Int?
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await dispatcher.run(every: interval, store: store)
+            await dispatcher.run(every: interval, store: store, horizonsExtendedOn: extendedDay)
         }
     }
 }

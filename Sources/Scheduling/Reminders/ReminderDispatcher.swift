@@ -78,11 +78,13 @@ public final class ReminderDispatcher: Sendable {
     /// so a burst goes out as fast as receivers take it, and a slow receiver delays only itself. Once per UTC day
     /// it also moves every schedule's horizon forward (`store.extendHorizonsOncePerDay()`: at start unless a
     /// replica did today).
-    public func run(every interval: Duration, store: SchedulingStore) async {
+    /// - Parameter extendedDay: the UTC day (days since 1970) whose extension was already done before the
+    ///   service took calls, so that the first round does not plan again the schedules those calls made.
+    public func run(every interval: Duration, store: SchedulingStore, horizonsExtendedOn extendedDay: Int? = nil) async {
         let inFlight = InFlight()
         await withDiscardingTaskGroup { group in
             group.addTask {
-                var plannedDay: Int?
+                var plannedDay = extendedDay
                 while !Task.isCancelled {
                     let day = Int(self.now().timeIntervalSince1970 / 86_400)
                     if plannedDay != day, (try? await store.extendHorizonsOncePerDay()) != nil { plannedDay = day }
