@@ -103,13 +103,14 @@ struct Serve: AsyncParsableCommand {
             configuration.allowLoopbackReceivers = loopbackReceivers
             if vapid == nil { environment.logger.info("Web Push is off: no VAPID key (--vapid-private-key-file)") }
             guard case .postgres(let settings) = choice else {
+                // On SQLite every start plans all schedules again (no replica shares the day's claim): in the
+                // background, as before, so that a restart serves at once.
                 let service = try SchedulingRPCService(configuration: configuration, logger: environment.logger)
-                let extended = await extendHorizonsBeforeServing(service.store, logger: environment.logger)
                 return ServiceSet(
                     rpc: [service],
                     background: [DatabaseMaintenance(), DispatchLoop(
                         dispatcher: service.dispatcher(publisher: publisher, http: http), store: service.store, interval: .milliseconds(interval),
-                        extendedDay: extended)])
+                        extendedDay: nil)])
             }
             environment.logger.info("scheduling in PostgreSQL", metadata: ["database": "\(settings)"])
             let database = try await PostgresStorage.open(settings, migrations: PostgresScheduling.migrations, logger: environment.logger)
@@ -125,10 +126,11 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// The day's horizon extension (when no replica did it today), done before the service takes calls: done by the
-/// dispatcher's first round, beside the first calls, it planned again the schedules those calls had just made and
-/// gave their calendar feeds a new version for nothing (a feed's ETag changed between two polls a second apart).
-/// Returns the UTC day it is done for; nil when it failed (the dispatcher then tries again).
+/// The day's horizon extension on PostgreSQL (when no replica did it today), done before the service takes calls:
+/// done by the dispatcher's first round, beside the first calls, it planned again the schedules those calls had
+/// just made and gave their calendar feeds a new version for nothing (a feed's ETag changed between two polls a
+/// second apart). A replica started later the same day finds the day claimed and serves at once. Returns the UTC
+/// day it is done for; nil when it failed (the dispatcher then tries again).
 private func extendHorizonsBeforeServing(_ store: SchedulingStore, logger: Logger) async -> Int? {
     let day = Int(Date().timeIntervalSince1970 / 86_400)
     do {
