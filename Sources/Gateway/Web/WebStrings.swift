@@ -20,9 +20,7 @@ struct WebStrings: Sendable {
                   let catalog = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: String] else {
                 throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: "\(language).json"])
             }
-            catalogs[language] = catalog.merging(TaskWords.keys.map { key in
-                ("task.\(key)", TaskWords.phrase(CareTaskKind.allCases.first { TaskWords.key($0) == key }, language: language))
-            }) { _, words in words }
+            catalogs[language] = catalog.merging(TaskWords.keys.map { ("task.\($0)", TaskWords.phrase(key: $0, language: language)) }) { $1 }
         }
         let reference = Set(catalogs["en"]?.keys ?? [:].keys)
         for (language, catalog) in catalogs where Set(catalog.keys) != reference {

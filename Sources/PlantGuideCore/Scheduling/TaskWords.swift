@@ -7,8 +7,13 @@ public enum TaskWords {
 
     /// The phrase before the plant's name for a task of `kind` (nil: a kind this build does not know).
     public static func phrase(_ kind: CareTaskKind?, language: String) -> String {
+        phrase(key: kind.map(key) ?? "other", language: language)
+    }
+
+    /// The phrase of a key of ``keys`` ("pestControl", "other").
+    public static func phrase(key: String, language: String) -> String {
         let table = phrases[language] ?? phrases["en"]!
-        return table[kind.map(key) ?? "other"] ?? table["other"]!
+        return table[key] ?? table["other"]!
     }
 
     /// What a reminder says: "Water Monty", "Revisar plagas de Monty".
