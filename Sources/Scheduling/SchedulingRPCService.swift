@@ -18,6 +18,9 @@ public struct SchedulingConfiguration: Sendable {
     /// Tests only: webhooks and push services on loopback addresses (over plain http there too). Private
     /// addresses stay refused.
     public var allowLoopbackReceivers = false
+    /// The web app's origin as browsers reach it (the gateway's `--public-origin`): where a Web Push notification
+    /// leads when a browser shows it by itself (Declarative Web Push's `navigate`). Nil: the payload names no page.
+    public var appOrigin: String?
     /// The addresses of a webhook's or push service's host, checked when it is registered (``ReceiverCheck``):
     /// the system's resolver; tests give names of their own.
     public var resolveHost: @Sendable (String) async throws -> [String] = HostResolver.addresses(of:)
@@ -61,7 +64,7 @@ public struct SchedulingRPCService: RPCService {
 
     /// Web Push, when a VAPID key is configured.
     private var push: WebPushSender? {
-        configuration.vapid.map { WebPushSender(key: $0, allowLoopback: configuration.allowLoopbackReceivers) }
+        configuration.vapid.map { WebPushSender(key: $0, allowLoopback: configuration.allowLoopbackReceivers, appOrigin: configuration.appOrigin) }
     }
 
     public func registerMethods(with router: inout RPCRouter) {

@@ -55,6 +55,12 @@ struct Serve: AsyncParsableCommand {
             + "Default: mailto:admin@localhost.", valueName: "uri"))
     var vapidSubject: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Web Push: the web app's origin as browsers reach it, the gateway's --public-origin (env PLANTGUIDE_PUBLIC_ORIGIN): "
+            + "the page a notification opens when Safari shows it without the app's service worker. Default: none.",
+        valueName: "url"))
+    var publicOrigin: String?
+
     @Flag(name: .long, help: ArgumentHelp(
         "Tests only: webhooks and push services may be on loopback addresses, over plain http there "
             + "(env PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS=1). Private addresses stay refused."))
@@ -95,12 +101,20 @@ struct Serve: AsyncParsableCommand {
         let choice = try storage.resolve(service: "scheduling", environment: environment)
         let vapid = try vapidKey(environment)
         let loopbackReceivers = allowLoopbackReceivers || environment["PLANTGUIDE_ALLOW_LOOPBACK_RECEIVERS"] == "1"
+        let appOrigin = setting(publicOrigin, "PLANTGUIDE_PUBLIC_ORIGIN", in: environment)
+        if let appOrigin {
+            guard let url = URL(string: appOrigin), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                  url.path.isEmpty || url.path == "/", url.query == nil else {
+                throw ValidationError("the public origin is a scheme and host, like https://plants.example.org, not '\(appOrigin)'")
+            }
+        }
         let http = CurlHTTPClient(authorities: try tls.resolve(environment: environment))
         let publisher = try Publisher(bind: pubEndpoint, curve: resolved.curve)
         try await runService(name: "plantguide-scheduling", options: resolved) { environment in
             var configuration = SchedulingConfiguration(dataDirectory: environment.dataDirectory)
             configuration.vapid = vapid
             configuration.allowLoopbackReceivers = loopbackReceivers
+            configuration.appOrigin = appOrigin
             if vapid == nil { environment.logger.info("Web Push is off: no VAPID key (--vapid-private-key-file)") }
             guard case .postgres(let settings) = choice else {
                 // On SQLite every start plans all schedules again (no replica shares the day's claim): in the

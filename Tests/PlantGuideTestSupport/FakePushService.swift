@@ -26,6 +26,10 @@ public final class FakePushService: Sendable {
 
         /// The payload as JSON.
         public var json: [String: Any]? { payload.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] }
+        /// The notification the payload carries (Declarative Web Push's `notification`: title, body, lang, tag).
+        public var notification: [String: Any]? { json?["notification"] as? [String: Any] }
+        /// The reminder itself, as the app's service worker reads it (the notification's `data`).
+        public var reminder: [String: Any]? { notification?["data"] as? [String: Any] }
     }
 
     /// The browser's key pair and auth secret, as PushManager.subscribe makes them.

@@ -165,7 +165,7 @@ struct ReceiverAddressTests: SchedulingSuite {
             #expect(sent.delivered == (delivered ? 1 : 0), "\(host), CA \(http === trusting)")
             #expect(service.messages.contains { $0.path == path } == delivered)
             if delivered {
-                #expect(service.messages.first { $0.path == path }?.json?["title"] as? String == "Water Monty")
+                #expect(service.messages.first { $0.path == path }?.notification?["title"] as? String == "Water Monty")
             } else {
                 let error = try await t.backend.data(sqlite: "SELECT CAST(lastError AS BLOB) FROM delivery WHERE state = 0",
                                                      postgres: "SELECT convert_to(last_error, 'UTF8') FROM delivery WHERE state = 0")

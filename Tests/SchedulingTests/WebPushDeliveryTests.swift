@@ -19,7 +19,7 @@ struct WebPushDeliveryTests: SchedulingSuite {
 
     private func dispatcher(maxAttempts: Int = 8) -> ReminderDispatcher {
         let clock = self.clock
-        return ReminderDispatcher(records: backend.records, publisher: nil, push: WebPushSender(key: Self.key, allowLoopback: true),
+        return ReminderDispatcher(records: backend.records, publisher: nil, push: WebPushSender(key: Self.key, allowLoopback: true, appOrigin: "https://plants.example.org/"),
                                   allowLoopbackReceivers: true, maxAttempts: maxAttempts, initialBackoff: 2, now: { clock.now })
     }
 
@@ -52,8 +52,15 @@ struct WebPushDeliveryTests: SchedulingSuite {
         let message = try #require(service.messages.first)
         #expect(service.messages.count == 1)
         let json = try #require(message.json, "the body did not decrypt")
-        #expect(json["title"] as? String == "Water Monty" && json["plantId"] as? String == "p1" && json["dueDate"] as? String == "2026-06-01")
-        #expect((json["reminderId"] as? String)?.hasPrefix("r:a:") == true && json["url"] as? String == "/plants/p1")
+        // Declarative Web Push (RFC 8030's magic number, a notification a browser can show by itself) and the reminder
+        // the app's service worker reads in its data.
+        #expect(json["web_push"] as? Int == 8030 && json["mutable"] as? Bool == true)
+        let notification = try #require(message.notification)
+        #expect(notification["title"] as? String == "Water Monty" && notification["lang"] as? String == "en")
+        #expect(notification["navigate"] as? String == "https://plants.example.org/plants/p1", "an absolute URL on the app's origin")
+        let reminder = try #require(message.reminder)
+        #expect(reminder["plantId"] as? String == "p1" && reminder["dueDate"] as? String == "2026-06-01" && notification["tag"] as? String == reminder["taskId"] as? String)
+        #expect((reminder["reminderId"] as? String)?.hasPrefix("r:a:") == true && reminder["url"] as? String == "/plants/p1")
         #expect(message.vapidAudience == service.endpoint().components(separatedBy: "/push/")[0], "aud is the push service's origin")
         #expect(message.vapidSubject == "mailto:ops@plantguide.example")
         let expiry = try #require(message.vapidExpiry)
@@ -75,7 +82,7 @@ struct WebPushDeliveryTests: SchedulingSuite {
         t.clock.advance(seconds: 3_600)
         #expect(try await t.dispatcher().runOnce() == (1, 4))
 
-        let titles = Dictionary(uniqueKeysWithValues: service.messages.map { (String($0.path.split(separator: "/").last ?? ""), $0.json) })
+        let titles = Dictionary(uniqueKeysWithValues: service.messages.map { (String($0.path.split(separator: "/").last ?? ""), $0.notification) })
         #expect(titles["es"]??["title"] as? String == "Regar Monty" && titles["es"]??["lang"] as? String == "es")
         for name in ["en", "fr", "none"] {
             #expect(titles[name]??["title"] as? String == "Water Monty" && titles[name]??["lang"] as? String == "en", "\(name)")
@@ -153,9 +160,14 @@ struct WebPushDeliveryTests: SchedulingSuite {
             $0.plantName = String(repeating: "Monstera ", count: 1_000)
             $0.task = .with { $0.id = "t"; $0.plantID = "p1"; $0.type = .watering; $0.note = String(repeating: "ü", count: 3_000) }
         }
-        let payload = WebPushSender.payload(reminder, language: "")
+        let payload = WebPushSender.payload(reminder, language: "", appOrigin: "https://plants.example.org")
         #expect(payload.count <= WebPushEncryption.maxPayloadBytes)
         let json = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
-        #expect((json["title"] as? String)?.hasPrefix("Water Monstera") == true)
+        let notification = try #require(json["notification"] as? [String: Any])
+        #expect((notification["title"] as? String)?.hasPrefix("Water Monstera") == true)
+        #expect(notification["navigate"] as? String == "https://plants.example.org/plants/p1" && json["web_push"] as? Int == 8030)
+        // Without the app's origin no navigate (it must be absolute): Safari then leaves the message to the service worker.
+        let bare = try #require(try JSONSerialization.jsonObject(with: WebPushSender.payload(reminder, language: "")) as? [String: Any])
+        #expect((bare["notification"] as? [String: Any])?["navigate"] == nil)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// PostgreSQL with two gateways: the journeys of a person by keyboard, with axe-core on every screen
 /// (`web_pages_browser.py`), and reminders on a phone: Web Push to the service worker, live notices, tasks done
 /// offline (`web_push_browser.py`).
-@Suite("The web app in Chromium", .serialized, .wholeStack, .cleansUp)
+@Suite("The web app in Chromium and Firefox", .serialized, .wholeStack, .cleansUp)
 struct WebAppBrowserTests {
     private let http = CurlHTTPClient()
 
@@ -45,9 +45,9 @@ struct WebAppBrowserTests {
         #expect(try await json("PATCH", "/v1/settings", #"{"settings": {"notifyTime": "\#(notify)", "timeZone": "UTC"}, "updateMask": "notifyTime,timeZone"}"#)
             == 200)
         #expect(try await json("PUT", "/v1/plants/p1", #"{"plant": {"scientificName": "Ficus lyrata", "customName": "Fig"}}"#) == 200)
-        #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { $0.contains { $0.json?["plantId"] as? String == "p1" } },
+        #expect(await service.wait(timeout: TestTime.scaled(.seconds(20))) { $0.contains { $0.reminder?["plantId"] as? String == "p1" } },
                 "no reminder reached the push service")
-        let reminder = try #require(service.messages.first { $0.json?["plantId"] as? String == "p1" }?.payload)
+        let reminder = try #require(service.messages.first { $0.reminder?["plantId"] as? String == "p1" }?.payload)
 
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_push_browser.py").path
         // The browser uses the last gateway: on PostgreSQL another than the one the subscription and settings went through.
@@ -73,13 +73,54 @@ struct WebAppBrowserTests {
         // Watering reminders off: the mint's watering is planned, and neither the page nor the push service hears of it.
         #expect(report["savedAfterOff"] as? Int == 200 && report["quietPlanned"] as? Int == 1, "\(report)")
         #expect(report["noticesAfterOff"] as? [String] == [], "\(report)")
-        #expect(!service.messages.contains { $0.json?["plantId"] as? String == "quiet" }, "a reminder of the mint reached the push service")
+        #expect(!service.messages.contains { $0.reminder?["plantId"] as? String == "quiet" }, "a reminder of the mint reached the push service")
         // Offline: kept and said so; online again: sent once, nothing left.
         #expect(report["offlineTaskFound"] as? Bool == true, "\(report)")
         #expect((report["offlineRow"] as? String)?.hasPrefix("Kept on this device") == true && report["keptWhileOffline"] as? Int == 1, "\(report)")
         #expect(report["completedOnceOnline"] as? Bool == true && report["keptAfterOnline"] as? Int == 0, "\(report)")
         #expect(report["keptAfterReopen"] as? Int == 0 && report["offlineTaskState"] as? String == "TASK_STATE_COMPLETED"
                 && report["completedBetweenClickAndCheck"] as? Bool == true, "completed when sent, nothing left to send: \(report)")
+    }
+
+    @Test("Web Push in Firefox, end to end: the page subscribes with a push service of ours, Firefox decrypts the reminder and shows it, its Done completes the task; 410 and Turn off remove the subscription",
+          arguments: ["en", "es"])
+    func pushInFirefox(language: String) async throws {
+        let stack = try await GatewayJourneyTests.Stack(.sqlite)
+        try await stack.waitForHTTP()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("firefox_push_browser.py").path
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                 ["python3", script, "http://localhost:\(stack.httpBase.port ?? 0)", language],
+                                                 mergingStandardError: false)
+        await stack.stop()
+        #expect(outcome.status == 0, "firefox_push_browser.py: \(outcome.output)")
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
+        #expect(report["failure"] == nil, "\(report)")
+        // Settings' own button subscribed: a channel at the push service, the subscription at the gateway.
+        #expect(report["channels"] as? Int == 1 && report["subscriptionsAtGateway"] as? Int == 1, "\(report)")
+        // The reminder went through the push service, encrypted, and Firefox acknowledged it as delivered (100, not
+        // 101: it decrypted).
+        let posts = report["posts"] as? [[String: Any]] ?? []
+        #expect(posts.first?["status"] as? Int == 201 && posts.first?["encoding"] as? String == "aes128gcm" && posts.first?["vapid"] as? String == "vapid",
+                "\(posts)")
+        #expect(report["acks"] as? [Int] == [100], "\(report)")
+        // The service worker showed it, worded in the page's language, and Firefox displayed it.
+        let title = language == "es" ? "Regar Fig" : "Water Fig"
+        let buttons = language == "es" ? ["complete:Hecho", "snooze:Mañana"] : ["complete:Done", "snooze:Tomorrow"]
+        let notifications = report["notifications"] as? [[String: Any]] ?? []
+        #expect(notifications.count == 1 && notifications.first?["title"] as? String == title && notifications.first?["lang"] as? String == language,
+                "\(report)")
+        #expect(notifications.first?["actions"] as? [String] == buttons, "\(report)")
+        #expect((report["alerts"] as? [[String: Any]])?.first?["title"] as? String == title, "Firefox's own notification: \(report)")
+        #expect(report["dueBeforeDone"] as? Bool == true && report["doneFromNotification"] as? Bool == true, "\(report)")
+        // Expired at the push service: the next reminder's 410 removed it. Turned off in Settings: gone at the
+        // gateway, and Firefox unregistered its channels.
+        #expect(report["postsAfterGone"] as? [Int] == [410] && report["removedAfterGone"] as? Bool == true, "\(report)")
+        #expect(report["subscriptionsAfterResubscribe"] as? Int == 1 && report["subscriptionsAfterTurnOff"] as? Int == 0, "\(report)")
+        #expect((report["channelsUnregistered"] as? Int ?? 0) >= 1, "\(report)")
+        if let shown = report["secondsSavedToShown"] as? Double {
+            print("Firefox Web Push (\(language)): \(Int(shown * 1_000)) ms from the plant saved (its reminder due) to the notification shown")
+        }
     }
 
     @Test("journey by keyboard: identify, add, edit, undo, passkey, export; installable; offline; no axe or CSP violation; reflow, reduced motion; LCP ≤ 1 s",

@@ -16,7 +16,7 @@ Given a signed-in session (its cookie) and the payload of a reminder that reache
   and what the service worker still keeps.
 Prints one JSON object.
 
-Usage: python3 web_push_browser.py http://localhost:PORT COOKIE_NAME=VALUE REMINDER_JSON OFFLINE_PLANT_ID
+Usage: python3 web_push_browser.py http://localhost:PORT COOKIE_NAME=VALUE PUSH_PAYLOAD_JSON OFFLINE_PLANT_ID
 """
 import json
 import sys
@@ -52,7 +52,7 @@ def wait_for(page, expression, seconds=15):
 
 def main():
     origin, cookie, reminder_json, offline_plant = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-    reminder = json.loads(reminder_json)
+    reminder = json.loads(reminder_json)["notification"]["data"]  # the reminder in the declarative form's notification
     name, value = cookie.split("=", 1)
     report = {}
     with sync_playwright() as playwright:

@@ -14,10 +14,15 @@ import PlantGuideWebPush
 public struct WebPushSender: Sendable {
     public let key: VAPIDKey
     public let allowLoopback: Bool
+    /// The web app's origin as browsers reach it (https://plants.example.org): the declarative form's `navigate`,
+    /// which must be an absolute URL. Without it the payload carries no `navigate`, and browsers that read the
+    /// declarative form (Safari) hand the message to the app's service worker instead.
+    public let appOrigin: String?
 
-    public init(key: VAPIDKey, allowLoopback: Bool = false) {
+    public init(key: VAPIDKey, allowLoopback: Bool = false, appOrigin: String? = nil) {
         self.key = key
         self.allowLoopback = allowLoopback
+        self.appOrigin = appOrigin?.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     }
 
     /// How long a push service keeps a reminder for a browser that is offline: a day, after which the task shows
@@ -64,27 +69,37 @@ public struct WebPushSender: Sendable {
                                       createdAt: time, language: language)
     }
 
-    /// The notification a reminder becomes: what the app's service worker shows, in JSON, worded in `language`
-    /// (the subscription's; ``PlantGuideCore/TaskWords``, as the app words tasks), under the 3,993 bytes one
-    /// encrypted record holds (a long plant name or note is shortened).
-    static func payload(_ reminder: Plantguide_Scheduling_V1_Reminder, language: String) -> Data {
+    /// The notification a reminder becomes, in the one form that both kinds of browser read: Declarative Web Push
+    /// (`web_push: 8030`, a `notification` that Safari 18.4+ shows by itself, `mutable` so that the app's service
+    /// worker may still show it, with its Done and Tomorrow buttons) and what the app's service worker reads (the
+    /// same `notification`, the reminder in its `data`). Worded in `language` (the subscription's;
+    /// ``PlantGuideCore/TaskWords``, as the app words tasks) and kept under the 3,993 bytes one encrypted record
+    /// holds (a long plant name or note is shortened).
+    static func payload(_ reminder: Plantguide_Scheduling_V1_Reminder, language: String, appOrigin: String? = nil) -> Data {
         let task = reminder.task
         let language = TaskWords.language(for: language)
         let phrase = TaskWords.phrase(TaskRows.kind(task.type.rawValue), language: language)
-        var fields: [String: Any] = [
-            "reminderId": reminder.id, "taskId": task.id, "plantId": task.plantID, "type": "\(task.type)",
-            "title": "\(phrase) \(reminder.plantName)", "dueDate": task.dueDate, "note": task.note, "lang": language,
-            "url": "/plants/\(task.plantID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? task.plantID)",
+        let path = "/plants/\(task.plantID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? task.plantID)"
+        let data: [String: Any] = [
+            "reminderId": reminder.id, "taskId": task.id, "plantId": task.plantID, "type": "\(task.type)", "dueDate": task.dueDate, "url": path,
         ]
-        var data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        func message(limit: Int?) -> Data {
+            let title = "\(phrase) \(reminder.plantName)"
+            var notification: [String: Any] = [
+                "title": limit.map { String(title.prefix($0)) } ?? title, "body": limit.map { String(task.note.prefix($0)) } ?? task.note,
+                "lang": language, "tag": task.id, "data": data,
+            ]
+            if let appOrigin { notification["navigate"] = appOrigin + path }
+            let fields: [String: Any] = ["web_push": 8030, "notification": notification, "mutable": true]
+            return (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        }
+        var payload = message(limit: nil)
         var limit = 512
-        while data.count > WebPushEncryption.maxPayloadBytes, limit > 8 {
-            fields["title"] = String("\(phrase) \(reminder.plantName)".prefix(limit))
-            fields["note"] = String(task.note.prefix(limit))
-            data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        while payload.count > WebPushEncryption.maxPayloadBytes, limit > 8 {
+            payload = message(limit: limit)
             limit /= 2
         }
-        return data
+        return payload
     }
 
     /// The `Topic` header: one per task, so a push service holding an undelivered reminder of the same task
@@ -97,7 +112,7 @@ public struct WebPushSender: Sendable {
     func send(_ reminder: Plantguide_Scheduling_V1_Reminder, to subscription: StoredPushSubscription, owner: String,
               http: any HTTPClient, timeout: Duration, now: Date) async throws -> Outcome {
         guard let endpoint = URL(string: subscription.endpoint) else { return .gone }
-        let body = try WebPushEncryption.encrypt(Self.payload(reminder, language: subscription.language), p256dh: subscription.p256dh,
+        let body = try WebPushEncryption.encrypt(Self.payload(reminder, language: subscription.language, appOrigin: appOrigin), p256dh: subscription.p256dh,
                                                  auth: subscription.auth)
         let request = HTTPRequest(method: "POST", url: endpoint, headers: [
             "Authorization": try key.authorization(for: endpoint, now: now),

@@ -93,21 +93,26 @@ async function sendQueued() {
   }
 }
 
+// A push is scheduling's reminder in Declarative Web Push's form: `notification` (title, body, lang, tag) with the
+// reminder itself in its `data`. Safari shows such a message by itself where no service worker runs; here the worker
+// shows it, with the buttons a reminder has.
 self.addEventListener("push", event => {
-  let reminder = {};
+  let message = {};
   try {
-    reminder = event.data ? event.data.json() : {};
+    message = event.data ? event.data.json() : {};
   } catch (notJSON) {
-    reminder = {title: event.data ? event.data.text() : ""};
+    message = {notification: {title: event.data ? event.data.text() : ""}};
   }
-  event.waitUntil(showReminder(reminder));
+  event.waitUntil(showReminder(message.notification || {}));
 });
 
 // A reminder as a notification: one per task (a later one replaces it), with Done and Tomorrow when it names a task.
-function showReminder(reminder) {
+function showReminder(notification) {
+  const reminder = notification.data || {};
   const actions = reminder.taskId ? [{action: "complete", title: WORDS.done}, {action: "snooze", title: WORDS.snooze}] : [];
-  return self.registration.showNotification(reminder.title || "PlantGuide", {
-    body: reminder.note || "", tag: reminder.taskId || "plantguide", data: reminder, actions, icon: WORDS.icon,
+  return self.registration.showNotification(notification.title || "PlantGuide", {
+    body: notification.body || "", lang: notification.lang || "", tag: notification.tag || reminder.taskId || "plantguide",
+    data: reminder, actions, icon: WORDS.icon,
   });
 }
 
