@@ -4,11 +4,13 @@ import PlantGuideHTTP
 import PlantGuideTestSupport
 import Testing
 
-/// The web app in a real browser (Debian's Chromium, headless, driven by Playwright for Python), on SQLite and on
-/// PostgreSQL with two gateways: the journeys of a person by keyboard, with axe-core on every screen
-/// (`web_pages_browser.py`), and reminders on a phone: Web Push to the service worker, live notices, tasks done
-/// offline (`web_push_browser.py`).
-@Suite("The web app in Chromium and Firefox", .serialized, .wholeStack, .cleansUp)
+/// The web app in real browsers. WebKit (MiniBrowser under Xvfb, by WebKitWebDriver) and Firefox ESR (WebDriver
+/// BiDi) run the journey by keyboard with axe-core on every screen (`web_engines_browser.py`), and Firefox receives
+/// Web Push end to end from a push service of ours (`firefox_push_browser.py`). Chromium (headless, driven by
+/// Playwright for Python), on SQLite and on PostgreSQL with two gateways: the journeys of a person by keyboard, with
+/// axe-core on every screen (`web_pages_browser.py`), and reminders on a phone: Web Push to the service worker, live
+/// notices, tasks done offline (`web_push_browser.py`).
+@Suite("The web app in Chromium, WebKit and Firefox", .serialized, .wholeStack, .cleansUp)
 struct WebAppBrowserTests {
     private let http = CurlHTTPClient()
 
@@ -121,6 +123,41 @@ struct WebAppBrowserTests {
         if let shown = report["secondsSavedToShown"] as? Double {
             print("Firefox Web Push (\(language)): \(Int(shown * 1_000)) ms from the plant saved (its reminder due) to the notification shown")
         }
+    }
+
+    @Test("the journey by keyboard in WebKit and Firefox: sign up, Done and Undo, edit, Settings, identify and add, sign out; no axe violation on any screen, light and dark, phone and desktop",
+          arguments: ["webkit", "firefox"])
+    func inOtherEngines(engine: String) async throws {
+        let stack = try await GatewayJourneyTests.Stack(.sqlite)
+        try await stack.waitForHTTP()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("web_engines_browser.py").path
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("identify-\(UUID()).jpg")
+        try TestImages.jpeg(TestImages.gradient(width: 320, height: 240)).write(to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
+        // MiniBrowser has no headless mode: it runs on a virtual display of its own.
+        let command = (engine == "webkit" ? ["xvfb-run", "-a"] : []) + ["python3", script, engine, "http://localhost:\(stack.httpBase.port ?? 0)", "", photo.path]
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), command, mergingStandardError: false)
+        await stack.stop()
+        #expect(outcome.status == 0, "web_engines_browser.py: \(outcome.output)")
+        let line = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(outcome.output)")
+        #expect(report["failure"] == nil, "\(report)")
+        #expect(report["firstFocus"] as? String == "Skip to content" && report["saved"] as? [Int] == [200, 200], "\(report)")
+        #expect(report["doneOnToday"] as? String == "Done: Water Fig Undo: Water Fig" && report["undoneOnToday"] as? Bool == true, "\(report)")
+        #expect(report["edited"] as? Bool == true && report["signedOut"] as? Bool == true, "\(report)")
+        let identified = report["identifiedPlant"] as? [String: Any] ?? [:]
+        #expect((report["identifyResults"] as? Int ?? 0) > 0 && identified["name"] as? String == "Hibiscus rosa-sinensis" && identified["photos"] as? Int == 1,
+                "\(report)")
+        // Nine screens, in two themes at two widths; axe-core finds nothing on any, and nothing scrolls sideways.
+        let screens = report["screens"] as? [String: [[String: Any]]] ?? [:]
+        #expect(screens.count == 9 * 2 * 2, "\(screens.keys.sorted())")
+        for (screen, violations) in screens.sorted(by: { $0.key < $1.key }) {
+            #expect(violations.isEmpty, "\(engine) \(screen): \(violations)")
+        }
+        let reflow = report["reflow"] as? [String: Int] ?? [:]
+        #expect(!reflow.isEmpty && reflow.values.allSatisfy { $0 <= 0 }, "\(engine): pixels scrolled sideways: \(reflow)")
+        let phone = (report["widths"] as? [String: Int])?["phone"] ?? 0
+        #expect(phone > 0 && phone <= 480, "\(engine): the phone's width was \(phone)")
     }
 
     @Test("journey by keyboard: identify, add, edit, undo, passkey, export; installable; offline; no axe or CSP violation; reflow, reduced motion; LCP ≤ 1 s",

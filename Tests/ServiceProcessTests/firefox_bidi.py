@@ -206,7 +206,7 @@ class Firefox:
 
     def press(self, *keys):
         """Presses each key in turn, as a person does: "Tab", "Enter", or one character."""
-        special = {"Tab": "\ue004", "Enter": "\ue007", "Space": " ", "Escape": "\ue00c"}
+        special = {"Tab": "\ue004", "Enter": "\ue006", "Space": " ", "Escape": "\ue00c"}
         actions = []
         for key in keys:
             value = special.get(key, key)
