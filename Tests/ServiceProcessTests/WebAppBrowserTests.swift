@@ -66,7 +66,8 @@ struct WebAppBrowserTests {
         #expect((report["pushStateAfterTurnOn"] as? String)?.hasPrefix("Notifications could not be turned on: ") == true, "\(report)")
         // The reminder as a notification: its title, one per task, Done and Tomorrow.
         let notifications = report["notifications"] as? [[String: Any]] ?? []
-        #expect(notifications.count == 1 && notifications.first?["title"] as? String == "Water Fig", "\(report)")
+        #expect(notifications.count == 1 && notifications.first?["title"] as? String == "Water Fig" && notifications.first?["lang"] as? String == "en",
+                "\(report)")
         #expect(notifications.first?["actions"] as? [String] == ["complete:Done", "snooze:Tomorrow"], "\(report)")
         #expect(report["doneFromNotification"] as? Bool == true && report["notificationsAfterDone"] as? Int == 0, "\(report)")
         // With Today open, the basil saved by the page reminds, and the page says so as it arrives.

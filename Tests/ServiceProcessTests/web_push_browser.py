@@ -105,7 +105,7 @@ def main():
             }
             const outcomes = await Promise.all(self.__showing);
             const listed = await self.registration.getNotifications();
-            const seen = listed.map(n => ({title: n.title, tag: n.tag, actions: n.actions.map(a => a.action + ":" + a.title)}));
+            const seen = listed.map(n => ({title: n.title, tag: n.tag, lang: n.lang, actions: n.actions.map(a => a.action + ":" + a.title)}));
             if (listed.length > 0) await answerNotification(listed[0], "complete");
             return {seen, outcomes}; }""")
         report["notifications"] = shown["seen"]
