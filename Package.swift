@@ -238,7 +238,10 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "PlantGuideStorage", "PlantGuideTestSupport", "PlantGuideWebAuthn",
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           // The services' own handlers, for the gateway in process (InProcessGateway).
+                           "Collection", "Scheduling", "CareData", "Identification",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
         .testTarget(

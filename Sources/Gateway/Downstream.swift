@@ -10,7 +10,27 @@ public final class Downstream: Sendable {
     public let collection: RPCClient
     public let scheduling: RPCClient
 
-    public init(configuration: GatewayConfiguration) throws {
+    /// The four services' clients as given: ZeroMQ clients in the service, ``RPCClient/init(inProcess:)`` clients
+    /// of the services' own handlers in tests, which then need no process.
+    public init(identification: RPCClient, caredata: RPCClient, collection: RPCClient, scheduling: RPCClient) {
+        self.identification = identification
+        self.caredata = caredata
+        self.collection = collection
+        self.scheduling = scheduling
+    }
+
+    /// Clients of the services at the configuration's targets, over ZeroMQ.
+    /// - Throws: when a target is malformed.
+    public convenience init(configuration: GatewayConfiguration) throws {
+        let client = Self.clientConfiguration(configuration)
+        try self.init(identification: RPCClient(target: configuration.identification, configuration: client),
+                      caredata: RPCClient(target: configuration.caredata, configuration: client),
+                      collection: RPCClient(target: configuration.collection, configuration: client),
+                      scheduling: RPCClient(target: configuration.scheduling, configuration: client))
+    }
+
+    /// How the gateway's clients reach the services: quick to find a service again, quick to give up on one gone.
+    static func clientConfiguration(_ configuration: GatewayConfiguration) -> RPCClientConfiguration {
         var client = RPCClientConfiguration()
         client.curve = configuration.curve
         // A service back from a restart is found within half a second: reconnecting that often to a service that
@@ -25,10 +45,7 @@ public final class Downstream: Sendable {
         // While a service is known to be unreachable its calls fail at once, rather than after up to four
         // attempts' back-off, so that the app gets its 503 and Retry-After in a millisecond.
         client.retriesWhileUnreachable = false
-        identification = try RPCClient(target: configuration.identification, configuration: client)
-        caredata = try RPCClient(target: configuration.caredata, configuration: client)
-        collection = try RPCClient(target: configuration.collection, configuration: client)
-        scheduling = try RPCClient(target: configuration.scheduling, configuration: client)
+        return client
     }
 
     public func close() {

@@ -34,17 +34,18 @@ public final class GatewayRPCService: RPCService {
         try self.init(configuration: configuration, records: try SQLiteGateway.open(folder: configuration.dataDirectory), logger: logger)
     }
 
-    /// Keeps the gateway's state in `records` and connects to the services; `database`, when they are in
-    /// PostgreSQL, tells health whether it answers.
+    /// Keeps the gateway's state in `records` and calls the services through `services` (by default, clients of the
+    /// configuration's targets); `database`, when they are in PostgreSQL, tells health whether it answers.
     /// - Throws: when a service target is malformed.
-    public init(configuration: GatewayConfiguration, records: any GatewayRecords, database: PostgresStorage? = nil, logger: Logger) throws {
+    public init(configuration: GatewayConfiguration, records: any GatewayRecords, services: Downstream? = nil, database: PostgresStorage? = nil,
+                logger: Logger) throws {
         self.database = database
         self.records = records
         accounts = AccountStore(records: records)
         pending = PendingWork(records: records)
         identificationSettings = IdentificationSettingsStore(records: records)
         households = HouseholdStore(records: records)
-        services = try Downstream(configuration: configuration)
+        self.services = try services ?? Downstream(configuration: configuration)
         reminders = try ReminderRelay(publishers: RPCTarget(parsing: configuration.reminders), curve: configuration.curve)
         authenticator = CallerAuthenticator(tokens: TokenCache(accounts: accounts), households: households,
                                             limiter: CallerRateLimiter(perSecond: configuration.callsPerSecond))
@@ -62,6 +63,13 @@ public final class GatewayRPCService: RPCService {
     /// - Throws: when the web app's pages or files are missing from the build.
     public func httpFront(host: String, port: Int, maxBodyBytes: Int, metrics: @escaping @Sendable () -> String,
                           logger: Logger) throws -> any Service {
+        try httpApplication(host: host, port: port, maxBodyBytes: maxBodyBytes, metrics: metrics, logger: logger)
+    }
+
+    /// ``httpFront(host:port:maxBodyBytes:metrics:logger:)`` as the Hummingbird application it is, which tests
+    /// drive in process (HummingbirdTesting) without a socket.
+    func httpApplication(host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 16 << 20, metrics: @escaping @Sendable () -> String = { "" },
+                         logger: Logger) throws -> Application<GatewayHTTPResponder> {
         var router = RPCRouter()
         router.register(self)
         let services = self.services
