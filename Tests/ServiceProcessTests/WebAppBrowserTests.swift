@@ -85,7 +85,10 @@ struct WebAppBrowserTests {
                 && report["completedBetweenClickAndCheck"] as? Bool == true, "completed when sent, nothing left to send: \(report)")
     }
 
-    @Test("Web Push in Firefox, end to end: the page subscribes with a push service of ours, Firefox decrypts the reminder and shows it, its Done completes the task; 410 and Turn off remove the subscription",
+    @Test("""
+          Web Push in Firefox, end to end: the page subscribes with a push service of ours, Firefox decrypts the reminder and shows it, \
+          its Done completes the task; 410 and Turn off remove the subscription
+          """,
           arguments: ["en", "es"])
     func pushInFirefox(language: String) async throws {
         let stack = try await GatewayJourneyTests.Stack(.sqlite)
@@ -126,7 +129,10 @@ struct WebAppBrowserTests {
         }
     }
 
-    @Test("the journey by keyboard in WebKit and Firefox: sign up, Done and Undo, edit, Settings, identify and add, sign out; no axe violation on any screen, light and dark, phone and desktop",
+    @Test("""
+          the journey by keyboard in WebKit and Firefox: sign up, Done and Undo, edit, Settings, identify and add, sign out; \
+          no axe violation on any screen, light and dark, phone and desktop
+          """,
           arguments: ["webkit", "firefox"])
     func inOtherEngines(engine: String) async throws {
         let stack = try await GatewayJourneyTests.Stack(.sqlite)
@@ -136,7 +142,8 @@ struct WebAppBrowserTests {
         try TestImages.jpeg(TestImages.gradient(width: 320, height: 240)).write(to: photo)
         defer { try? FileManager.default.removeItem(at: photo) }
         // MiniBrowser has no headless mode: it runs on a virtual display of its own.
-        let command = (engine == "webkit" ? ["xvfb-run", "-a"] : []) + ["python3", script, engine, "http://localhost:\(stack.httpBase.port ?? 0)", "", photo.path]
+        let origin = "http://localhost:\(stack.httpBase.port ?? 0)"
+        let command = (engine == "webkit" ? ["xvfb-run", "-a"] : []) + ["python3", script, engine, origin, "", photo.path]
         let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), command, mergingStandardError: false)
         await stack.stop()
         #expect(outcome.status == 0, "web_engines_browser.py: \(outcome.output)")
