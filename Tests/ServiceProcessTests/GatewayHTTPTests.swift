@@ -397,9 +397,10 @@ struct GatewayHTTPTests {
         let messages = service.messages
         #expect(messages.count == 1, "\(messages.count) messages for one reminder")
         let message = try #require(messages.first)
-        let json = try #require(message.json, "the message did not decrypt")
+        let notification = try #require(message.notification, "the message did not decrypt")
         // Worded in the language the page subscribed in.
-        #expect(json["plantId"] as? String == "p1" && json["title"] as? String == "Regar Fig" && json["lang"] as? String == "es", "\(json)")
+        #expect(message.reminder?["plantId"] as? String == "p1" && notification["title"] as? String == "Regar Fig" && notification["lang"] as? String == "es",
+                "\(notification)")
         #expect(message.vapidSubject == vapid.subject && message.ttl != nil && message.urgency == "normal" && message.topic != nil)
 
         let removed = try await send(stack, "DELETE", "/v1/push-subscriptions/\(subscribed.body["subscriptionId"] as? String ?? "")", token: nil,
