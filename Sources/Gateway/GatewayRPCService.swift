@@ -69,32 +69,32 @@ public final class GatewayRPCService: RPCService {
     /// ``httpFront(host:port:maxBodyBytes:metrics:logger:)`` as the Hummingbird application it is, which tests
     /// drive in process (HummingbirdTesting) without a socket.
     func httpApplication(host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 16 << 20, metrics: @escaping @Sendable () -> String = { "" },
-                         logger: Logger) throws -> Application<GatewayHTTPResponder> {
+                         logger: Logger) throws -> Application<RouterResponder<GatewayRequestContext>> {
         var router = RPCRouter()
         router.register(self)
         let services = self.services
         let accounts = self.accounts
         let authenticator = self.authenticator
-        let stream = ReminderStream(relay: reminders) { authorization, owner in
-            try await authenticator.caller(authorization: authorization, collectionOwner: owner, scope: .read,
-                                           deadline: .now + .seconds(10), traceID: nil)
-        }
-        let responder = GatewayHTTPResponder(
-            router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, maxBodyBytes: maxBodyBytes,
-            handlerExecutor: services.collection.executor, metrics: metrics,
-            readiness: { await Readiness.check(services) },
-            calendar: { secret, ifVersion in
+        let parts = GatewayRouter.Parts(
+            api: JSONAPIRoutes(router: router, methods: Plantguide_Gateway_V1_GatewayService.methods, browser: browser,
+                               handlerExecutor: services.collection.executor),
+            probes: ProbeRoutes(readiness: { await Readiness.check(services) }, metricsText: metrics),
+            calendar: CalendarFeedRoutes { secret, ifVersion in
                 guard let userID = try await accounts.owner(ofCalendarSecret: secret) else { return nil }
                 let caller = Caller(id: userID, deadline: .now + .seconds(10), traceID: nil)
                 let feed = try await services.call(services.scheduling, Plantguide_Scheduling_V1_SchedulingService.getCalendar,
                                                    .with { $0.ifVersion = ifVersion }, as: caller)
                 return CalendarFeedAnswer(ics: feed.notModified ? nil : feed.ics, version: feed.version)
             },
-            reminderStream: stream, browser: browser, clientAddresses: clientAddresses,
+            reminderStream: ReminderStream(relay: reminders) { authorization, owner in
+                try await authenticator.caller(authorization: authorization, collectionOwner: owner, scope: .read,
+                                               deadline: .now + .seconds(10), traceID: nil)
+            },
             web: try WebApp(router: router, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor,
-                         maxUploadBytes: maxBodyBytes), logger: logger)
-        return Application(responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"),
-                           logger: logger)
+                            maxUploadBytes: maxBodyBytes),
+            browser: browser, clientAddresses: clientAddresses, maxBodyBytes: maxBodyBytes)
+        return Application(router: GatewayRouter.router(parts, logger: logger),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "plantguide-gateway"), logger: logger)
     }
 
     /// NOT_SERVING while the gateway's PostgreSQL does not answer.

@@ -16,19 +16,30 @@ struct ReminderStream: Sendable {
     /// The user whose reminders the caller may read, given the Authorization value and the collection owner.
     let authenticate: @Sendable (_ authorization: String?, _ collectionOwner: String?) async throws -> Caller
 
+    /// The stream's route (every method: any but GET is 405).
+    func collection() -> RouteCollection<GatewayRequestContext> {
+        let routes = RouteCollection(context: GatewayRequestContext.self)
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            routes.on(RouterPath(stringLiteral: Self.path), method: method) { request, context in
+                await response(to: request, authorization: context.authorization)
+            }
+        }
+        return routes
+    }
+
     /// - Parameter authorization: the request's Authorization header, or its session cookie's token as one.
     func response(to request: Request, authorization: String?) async -> Response {
-        guard request.method == .get else { return GatewayHTTPResponder.methodNotAllowed(request.method.rawValue, Self.path, allowed: ["GET"]) }
+        guard request.method == .get else { return APIAnswer.methodNotAllowed(request.method.rawValue, Self.path, allowed: ["GET"]) }
         let query = request.uri.queryParameters
         let authorization = authorization ?? query["access_token"].map { "Bearer \($0)" }
-        let owner = request.headers[GatewayHTTPResponder.collectionOwner] ?? query["collection_owner"].map(String.init)
+        let owner = request.headers[APIAnswer.collectionOwner] ?? query["collection_owner"].map(String.init)
         let caller: Caller
         do {
             caller = try await authenticate(authorization, owner)
         } catch let error as RPCError {
-            return GatewayHTTPResponder.failure(error)
+            return APIAnswer.failure(error)
         } catch {
-            return GatewayHTTPResponder.failure(RPCError(.internal, "the caller could not be checked"))
+            return APIAnswer.failure(RPCError(.internal, "the caller could not be checked"))
         }
         let events = relay.events(for: caller.id)
         let body = ResponseBody { writer in
@@ -45,7 +56,6 @@ struct ReminderStream: Sendable {
             }
             try await writer.finish(nil)
         }
-        return GatewayHTTPResponder.cors(Response(
-            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body))
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
     }
 }

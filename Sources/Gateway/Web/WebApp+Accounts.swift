@@ -5,6 +5,18 @@ import PlantGuideRPC
 
 /// Sign-in, sign-up and sign-out pages: forms that end in the session cookie (see ``BrowserSession``).
 extension WebApp {
+    /// Sign-in and sign-up (a signed-in person goes to Today instead), and sign-out.
+    func accountRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        routes.page("/", get: { _, _, page in Self.redirect(page.token == nil ? "/signin" : "/today") })
+        routes.page("/signin", get: { _, _, page in page.token == nil ? signInPage(page, signingUp: false) : Self.redirect("/today") },
+                    post: { request, _, page in await signIn(page, form: await Self.form(request), signingUp: false) })
+        routes.page("/signup", get: { _, _, page in page.token == nil ? signInPage(page, signingUp: true) : Self.redirect("/today") },
+                    post: { request, _, page in await signIn(page, form: await Self.form(request), signingUp: true) })
+        routes.page("/signout", post: { _, _, page in await signOut(page) })
+        return routes.collection
+    }
+
     func signInPage(_ page: PageRequest, signingUp: Bool, status: HTTPResponse.Status = .ok, name: String = "",
                             invitation: String = "", error: RPCError? = nil) -> Response {
         let fields = Self.fieldErrors(error)

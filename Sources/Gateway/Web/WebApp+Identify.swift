@@ -10,6 +10,15 @@ import PlantGuideRPC
 /// so the chosen photo goes with the plant without the gateway keeping it in between: by htmx the form stays on
 /// the page with its file; without script the page asks for the photo again beside the buttons.
 extension WebApp {
+    /// Identify: the photo form, its candidates, and one of them added to the person's plants.
+    func identifyRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        routes.page("/identify", get: { _, _, page in identifyPage(page) },
+                    post: { request, _, page in await identify(page, request, byScript: WebScreenRoutes.byScript(request)) })
+        routes.page("/identify/add", post: { request, _, page in await addIdentified(page, request, byScript: WebScreenRoutes.byScript(request)) })
+        return routes.collection
+    }
+
     /// Candidates shown: the best five.
     static let shownCandidates = 5
 

@@ -5,6 +5,32 @@ import PlantGuideRPC
 
 /// My plants and a plant's own page, and deleting one.
 extension WebApp {
+    /// My plants: the list, its search, its favourites and its order.
+    func plantsRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        routes.page("/plants", get: { request, _, page in
+            let query = request.uri.queryParameters
+            return await plants(page, query: query["q"].map(String.init) ?? "", favoritesOnly: query["favorites"] == "1",
+                                sort: query["sort"].map(String.init) ?? "added")
+        })
+        return routes.collection
+    }
+
+    /// A plant: its page, its edit form, its deletion, a photo added.
+    func plantRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        @Sendable func plantID(_ context: GatewayRequestContext) -> String { WebScreenRoutes.parameter("id", context) ?? "" }
+        routes.page("/plants/{id}", get: { _, context, page in await plant(page, id: plantID(context)) })
+        routes.page("/plants/{id}/edit", get: { _, context, page in await editPlant(page, id: plantID(context)) },
+                    post: { request, context, page in await saveEdit(page, id: plantID(context), form: await Self.formFields(request)) })
+        routes.page("/plants/{id}/delete", get: { _, context, page in await confirmDeletion(page, id: plantID(context)) },
+                    post: { _, context, page in await delete(page, id: plantID(context)) })
+        // A photo is added by a form post; the address opened as a link shows the plant.
+        routes.page("/plants/{id}/photo", get: { _, context, _ in Self.redirect(Self.plantPath(plantID(context))) },
+                    post: { request, context, page in await addPhoto(page, id: plantID(context), request) })
+        return routes.collection
+    }
+
     /// How My plants can be ordered: the form's value, the collection's sort, the catalog key of its label.
     private static let sorts: [(value: String, sort: Plantguide_Collection_V1_PlantSort, key: String)] = [
         ("added", .dateAdded, "sort.added"), ("name", .name, "sort.name"), ("family", .family, "sort.family"),

@@ -8,6 +8,28 @@ import SwiftProtobuf
 /// the person's data. This file renders the page and saves the reminders; each other section's changes are in a file
 /// of its own (`WebApp+Devices.swift`, `WebApp+Households.swift`, `WebApp+YourData.swift`).
 extension WebApp {
+    /// Settings and what each of its sections changes: reminders, theme, calendar, households, devices and
+    /// passkeys, and all the person's data.
+    func settingsRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        routes.page("/settings", get: { request, _, page in
+            let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { first, _ in first }
+            return await settings(page, SettingsShown(notice: Self.settingsNotice(query, page.strings)))
+        }, post: { request, _, page in await saveSettings(page, form: await Self.formFields(request)) })
+        routes.page("/settings/theme", post: { request, _, page in saveTheme(page, form: await Self.form(request)) })
+        routes.page("/settings/calendar", post: { request, _, page in await createCalendarLink(page, origin: browser.origin(of: request)) })
+        routes.page("/settings/calendar/revoke", post: { _, _, page in await revokeCalendarLink(page) })
+        routes.page("/settings/shares", post: { request, _, page in await share(page, form: await Self.form(request)) })
+        routes.page("/settings/shares/revoke", post: { request, _, page in await stopSharing(page, form: await Self.form(request)) })
+        routes.page("/settings/sessions/signout", post: { request, _, page in await signOutDevice(page, form: await Self.form(request)) })
+        routes.page("/settings/sessions/others", post: { _, _, page in await signOutOtherDevices(page) })
+        routes.page("/settings/passkeys/delete", post: { request, _, page in await removePasskey(page, form: await Self.form(request)) })
+        routes.page("/settings/export", get: { _, _, page in await export(page) })
+        routes.page("/settings/import", post: { request, _, page in await importArchive(page, request) })
+        routes.page("/settings/delete-all", get: { _, _, page in confirmDeleteAll(page) }, post: { _, _, page in await deleteAll(page) })
+        return routes.collection
+    }
+
     /// The care types a person can be reminded of, in the order the settings list them, with their catalog keys.
     private static let careTypes: [(type: Plantguide_Scheduling_V1_TaskType, key: String)] = [
         (.watering, "watering"), (.fertilizing, "fertilizing"), (.pruning, "pruning"), (.repotting, "repotting"),

@@ -5,6 +5,19 @@ import PlantGuideRPC
 
 /// Today: the tasks due and overdue, each done, put off to tomorrow or skipped in one tap.
 extension WebApp {
+    /// Today, and the buttons of its tasks (`/tasks/{id}/complete`, `…/snooze`, `…/skip`, `…/reopen`).
+    func todayRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = WebScreenRoutes(self)
+        routes.page("/today", get: { _, _, page in await today(page) })
+        routes.page("/tasks/{id}/{action}", post: { request, context, page in
+            guard let id = WebScreenRoutes.parameter("id", context), let action = context.parameters.get("action").flatMap(TaskAction.init) else {
+                return render("error", page, status: .notFound, ["title": page.strings.format("somethingWrong"), "message": request.uri.path])
+            }
+            return await act(page, on: id, action, byScript: WebScreenRoutes.byScript(request), plantName: await Self.form(request)["plant"])
+        })
+        return routes.collection
+    }
+
     func today(_ page: PageRequest) async -> Response {
         guard page.token != nil else { return Self.redirect("/signin") }
         // Overdue and today's in one list, overdue first, by the person's own time zone, which scheduling keeps.

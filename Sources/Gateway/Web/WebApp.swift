@@ -28,32 +28,21 @@ struct WebApp: Sendable {
     /// the page's script to name the reminders that arrive live.
     let verbs: [String: String]
 
-    /// The app's paths besides a plant's pages, task completions and files.
-    private static let pages: Set<String> = [
-        "/", "/signin", "/signup", "/signout", "/today", "/identify", "/identify/add", "/plants", "/settings", "/manifest.webmanifest",
-        "/sw.js", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares", "/settings/shares/revoke",
-        "/settings/sessions/signout", "/settings/sessions/others", "/settings/export", "/settings/import", "/settings/delete-all",
-        "/settings/passkeys/delete",
-    ]
-    /// The paths that only take a form (a GET of them is 405).
-    private static let postOnly: Set<String> = [
-        "/signout", "/identify/add", "/settings/theme", "/settings/calendar", "/settings/calendar/revoke", "/settings/shares",
-        "/settings/shares/revoke", "/settings/sessions/signout", "/settings/sessions/others", "/settings/import", "/settings/passkeys/delete",
-    ]
-
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
     init(router: RPCRouter, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
          timeout: Duration = .seconds(30), maxUploadBytes: Int = 16 << 20) throws {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
         HTMLEscaping.registered  // before the templates, whose pragma names it
+        // Every template the build carries, by its file's name: a new page is a template and a route, nothing listed.
         var loaded: [String: MustacheTemplate] = [:]
-        for name in ["head", "foot", "signin", "today", "task-row", "task-done", "identify", "identify-results", "plants", "plant", "plant-edit", "delete",
-                     "settings", "error"] {
-            guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "WebAssets/templates") else {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
-            }
-            loaded[name] = try MustacheTemplate(string: String(contentsOf: url, encoding: .utf8))
+        let folder = Bundle.module.resourceURL?.appendingPathComponent("WebAssets/templates")
+        let files = folder.flatMap { try? FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) } ?? []
+        for url in files where url.pathExtension == "mustache" {
+            loaded[url.deletingPathExtension().lastPathComponent] = try MustacheTemplate(string: String(contentsOf: url, encoding: .utf8))
+        }
+        for name in ["head", "foot", "error"] where loaded[name] == nil {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
         }
         templates = MustacheLibrary(templates: loaded)
         self.router = router
@@ -78,87 +67,34 @@ struct WebApp: Sendable {
         }
     }
 
-    /// Whether `path` is one of the app's pages or files (the JSON API and the rest of the front keep the others).
-    func serves(_ path: String) -> Bool {
-        Self.pages.contains(path) || path.hasPrefix("/static/") || Self.taskAction(path) != nil || Self.plantPage(path) != nil
+    /// The app's routes, one collection per screen (each in its screen's file), and its files.
+    func screens() -> [RouteCollection<GatewayRequestContext>] {
+        [accountRoutes(), todayRoutes(), identifyRoutes(), plantsRoutes(), plantRoutes(), settingsRoutes(), fileRoutes()]
     }
 
-    /// The route `path` belongs to, for spans and logs: never an id.
-    static func route(of path: String) -> String {
-        if path.hasPrefix("/static/") { return "/static/{file}" }
-        if let (_, action) = taskAction(path) { return "/tasks/{id}/\(action.rawValue)" }
-        if let plant = plantPage(path) { return plant.action == .view ? "/plants/{id}" : "/plants/{id}/\(plant.action.rawValue)" }
-        return path
-    }
-
-    /// The page or file for `request`; ``serves(_:)`` said the path is the app's.
-    func response(to request: Request) async -> Response {
-        let path = request.uri.path
-        if path.hasPrefix("/static/") { return asset(path, acceptEncoding: request.headers[.acceptEncoding] ?? "") }
-        // The manifest and the service worker keep their names, so a browser asks for them again each time.
-        if path == "/manifest.webmanifest" { return Self.file(assets.manifest(name: "PlantGuide"), type: "application/manifest+json") }
-        let page = PageRequest(request: request, strings: strings.catalog(acceptLanguage: request.headers[.acceptLanguage]))
-        if path == "/sw.js" {
-            var answer = Self.file(assets.serviceWorker(strings: page.strings), type: "text/javascript; charset=utf-8")
+    /// The app's files: its stylesheet, scripts and icons (named after their contents, kept a year), the manifest
+    /// and the service worker (which keep their names, so a browser asks for them again each time).
+    private func fileRoutes() -> RouteCollection<GatewayRequestContext> {
+        let routes = RouteCollection(context: GatewayRequestContext.self)
+        routes.get("/static/**") { request, _ in asset(request.uri.path, acceptEncoding: request.headers[.acceptEncoding] ?? "") }
+        routes.get("/manifest.webmanifest") { _, _ in Self.file(assets.manifest(name: "PlantGuide"), type: "application/manifest+json") }
+        routes.get("/sw.js") { request, _ in
+            var answer = Self.file(assets.serviceWorker(strings: pageRequest(request).strings), type: "text/javascript; charset=utf-8")
             answer.headers[.vary] = "Accept-Language"
             return answer
         }
-        if request.method == .post, let refusal = browser.forgeryRefusal(request) {
-            return render("error", page, status: .forbidden, ["title": page.strings.format("somethingWrong"), "message": refusal])
-        }
-        // Parsed once: the paths that carry an id.
-        let plantPage = Self.plantPage(path), taskAction = Self.taskAction(path)
-        switch (request.method, path) {
-        case (.get, "/"): return Self.redirect(page.token == nil ? "/signin" : "/today")
-        case (.get, "/signin"): return page.token == nil ? signInPage(page, signingUp: false) : Self.redirect("/today")
-        case (.get, "/signup"): return page.token == nil ? signInPage(page, signingUp: true) : Self.redirect("/today")
-        case (.post, "/signin"): return await signIn(page, form: await Self.form(request), signingUp: false)
-        case (.post, "/signup"): return await signIn(page, form: await Self.form(request), signingUp: true)
-        case (.post, "/signout"): return await signOut(page)
-        case (.get, "/today"): return await today(page)
-        case (.get, "/identify"): return identifyPage(page)
-        case (.post, "/identify"): return await identify(page, request, byScript: request.headers[Self.htmxRequest] == "true")
-        case (.post, "/identify/add"): return await addIdentified(page, request, byScript: request.headers[Self.htmxRequest] == "true")
-        case (.get, "/plants"):
-            let query = request.uri.queryParameters
-            return await plants(page, query: query["q"].map(String.init) ?? "", favoritesOnly: query["favorites"] == "1",
-                                sort: query["sort"].map(String.init) ?? "added")
-        case (.get, "/settings"):
-            let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { first, _ in first }
-            return await settings(page, SettingsShown(notice: Self.settingsNotice(query, page.strings)))
-        case (.post, "/settings"): return await saveSettings(page, form: await Self.formFields(request))
-        case (.post, "/settings/theme"): return saveTheme(page, form: await Self.form(request))
-        case (.post, "/settings/calendar"): return await createCalendarLink(page, origin: browser.origin(of: request))
-        case (.post, "/settings/calendar/revoke"): return await revokeCalendarLink(page)
-        case (.post, "/settings/shares"): return await share(page, form: await Self.form(request))
-        case (.post, "/settings/shares/revoke"): return await stopSharing(page, form: await Self.form(request))
-        case (.post, "/settings/sessions/signout"): return await signOutDevice(page, form: await Self.form(request))
-        case (.post, "/settings/sessions/others"): return await signOutOtherDevices(page)
-        case (.post, "/settings/passkeys/delete"): return await removePasskey(page, form: await Self.form(request))
-        case (.get, "/settings/export"): return await export(page)
-        case (.post, "/settings/import"): return await importArchive(page, request)
-        case (.get, "/settings/delete-all"): return confirmDeleteAll(page)
-        case (.post, "/settings/delete-all"): return await deleteAll(page)
-        case (.get, _) where plantPage != nil:
-            let (id, action) = plantPage!
-            switch action {
-            case .view: return await plant(page, id: id)
-            case .edit: return await editPlant(page, id: id)
-            case .delete: return await confirmDeletion(page, id: id)
-            case .photo: return Self.redirect(Self.plantPath(id))
-            }
-        case (.post, _) where plantPage?.action == .edit: return await saveEdit(page, id: plantPage!.id, form: await Self.formFields(request))
-        case (.post, _) where plantPage?.action == .delete: return await delete(page, id: plantPage!.id)
-        case (.post, _) where plantPage?.action == .photo: return await addPhoto(page, id: plantPage!.id, request)
-        case (.post, _) where taskAction != nil:
-            return await act(page, on: taskAction!.id, taskAction!.action, byScript: request.headers[Self.htmxRequest] == "true",
-                             plantName: await Self.form(request)["plant"])
-        default:
-            var answer = render("error", page, status: .methodNotAllowed,
-                                ["title": page.strings.format("somethingWrong"), "message": "\(request.method) \(path)"])
-            answer.headers[.allow] = taskAction != nil || Self.postOnly.contains(path) ? "POST" : path == "/settings/export" ? "GET" : "GET, POST"
-            return answer
-        }
+        return routes
+    }
+
+    /// What a page needs of `request`: its session and the strings of its reader's language.
+    func pageRequest(_ request: Request) -> PageRequest {
+        PageRequest(request: request, strings: strings.catalog(acceptLanguage: request.headers[.acceptLanguage]))
+    }
+
+    /// A form post that did not come from the app's own pages, refused as a page saying why.
+    func crossSiteRefusal(_ request: Request, reason: String) -> Response {
+        let page = pageRequest(request)
+        return render("error", page, status: .forbidden, ["title": page.strings.format("somethingWrong"), "message": reason])
     }
 
     /// A due date ("2026-11-27") as the reader's language writes a day ("Fri, 27 Nov", "vie, 27 nov").
@@ -277,33 +213,6 @@ struct WebApp: Sendable {
 
     static func status(of error: RPCError) -> HTTPResponse.Status {
         HTTPResponse.Status(code: HTTPStatusMapping.status(for: error.code))
-    }
-
-    /// `/plants/{id}`, `/plants/{id}/edit`, `/plants/{id}/delete` or `/plants/{id}/photo`.
-    static func plantPage(_ path: String) -> (id: String, action: PlantAction)? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3 || parts.count == 4, parts[1] == "plants", !parts[2].isEmpty,
-              let id = String(parts[2]).removingPercentEncoding else { return nil }
-        guard parts.count == 4 else { return (id, .view) }
-        guard let action = PlantAction(rawValue: String(parts[3])), action != .view else { return nil }
-        return (id, action)
-    }
-
-    /// The pages of one plant.
-    enum PlantAction: String {
-        case view = ""
-        case edit
-        case delete
-        /// Adds a photo (a form post only).
-        case photo
-    }
-
-    /// The task id and the action of `/tasks/{id}/complete`, `…/snooze`, `…/skip` or `…/reopen`.
-    static func taskAction(_ path: String) -> (id: String, action: TaskAction)? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[1] == "tasks", let action = TaskAction(rawValue: String(parts[3])), !parts[2].isEmpty,
-              let id = String(parts[2]).removingPercentEncoding else { return nil }
-        return (id, action)
     }
 
     /// What Today's buttons do to a task.
