@@ -27,6 +27,8 @@ public final class GatewayRPCService: RPCService {
     private let browser: BrowserSession
     private let clientAddresses: ClientAddresses
     private let signUpPolicy: SignUpPolicy
+    /// Every method as a typed function: served over RPC, called in process by the web app.
+    private let methods: GatewayMethods
 
     /// Opens the gateway's SQLite database in the data folder and connects to the services.
     /// - Throws: when the database cannot be opened or a service target is malformed.
@@ -55,6 +57,8 @@ public final class GatewayRPCService: RPCService {
         clientAddresses = configuration.clientAddresses
         signUpPolicy = configuration.signUp
         self.logger = logger
+        methods = Self.methods(services: self.services, pending: pending, identificationSettings: identificationSettings, accounts: accounts,
+                               households: households, passwords: passwords, passkeys: passkeys, authenticator: authenticator)
     }
 
     /// The HTTP/JSON front on `host`:`port`, serving the methods that have HTTP bindings through this service's
@@ -90,7 +94,7 @@ public final class GatewayRPCService: RPCService {
                 try await authenticator.caller(authorization: authorization, collectionOwner: owner, scope: .read,
                                                deadline: .now + .seconds(10), traceID: nil)
             },
-            web: try WebApp(router: router, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor,
+            web: try WebApp(methods: methods, browser: browser, signUp: signUpPolicy, handlerExecutor: services.collection.executor,
                             maxUploadBytes: maxBodyBytes),
             browser: browser, clientAddresses: clientAddresses, maxBodyBytes: maxBodyBytes)
         return Application(router: GatewayRouter.router(parts, logger: logger),
@@ -107,122 +111,115 @@ public final class GatewayRPCService: RPCService {
     public var rateLimitExchange: RateLimitExchange { RateLimitExchange(limiter: authenticator.limiter, records: records, logger: logger) }
 
     public func registerMethods(with router: inout RPCRouter) {
+        methods.register(with: &router)
+    }
+
+    /// Every method of the gateway, on its use cases and account stores.
+    private static func methods(
+        services: Downstream, pending: PendingWork, identificationSettings: IdentificationSettingsStore, accounts: AccountStore,
+        households: HouseholdStore, passwords: PasswordAccounts, passkeys: PasskeyAccounts, authenticator: CallerAuthenticator
+    ) -> GatewayMethods {
         typealias Methods = Plantguide_Gateway_V1_GatewayService
         let plants = PlantUseCases(services: services, pending: pending)
         let tasks = TaskUseCases(services: services)
         let identifyAndStatus = IdentifyAndStatus(services: services, identificationSettings: identificationSettings)
         let accountData = AccountDataUseCases(services: services, pending: pending, identificationSettings: identificationSettings)
         let photos = PhotoUseCases(services: services)
-        let accounts = self.accounts
-        let households = self.households
-        let authenticator = self.authenticator
-
-        func authenticated<Request, Response>(
-            _ method: RPCMethod<Request, Response>, _ scope: CollectionScope,
-            _ body: @escaping @Sendable (Request, Caller) async throws -> Response
-        ) {
-            router.register(method) { request, context in
-                let caller = try await authenticator.caller(
-                    authorization: context.metadata["authorization"], collectionOwner: context.metadata[CallerAuthenticator.collectionOwnerKey],
-                    scope: scope, deadline: context.deadline, traceID: context.traceID)
-                return try await body(request, caller)
-            }
-        }
-        // The two methods that need no token: they are how a person gets one.
-        let passwords = self.passwords
-        router.register(Methods.createAccount) { request, _ in
+        var methods = GatewayMethods(authenticator: authenticator)
+        // The methods that need no token: they are how a person gets one.
+        methods.anyone(Methods.createAccount) { request in
             let issued = try await passwords.signUp(name: request.name, password: request.password, invitation: request.invitation)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
-        router.register(Methods.createSession) { request, _ in
+        methods.anyone(Methods.createSession) { request in
             let issued = try await passwords.signIn(name: request.name, password: request.password, clientAddress: HTTPRequestFacts.current?.clientAddress)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
-        let passkeys = self.passkeys
-        router.register(Methods.beginPasskeySignIn) { _, _ in try await passkeys.beginSignIn() }
-        router.register(Methods.createPasskeySession) { request, _ in
+        methods.anyone(Methods.beginPasskeySignIn) { _ in try await passkeys.beginSignIn() }
+        methods.anyone(Methods.createPasskeySession) { request in
             let issued = try await passkeys.signIn(request.credential)
             return .with { $0.userID = issued.userID; $0.token = issued.secret }
         }
-        authenticated(Methods.beginPasskeyRegistration, .ownOnly) { _, caller in try await passkeys.beginRegistration(caller: caller) }
-        authenticated(Methods.createPasskey, .ownOnly) { request, caller in
+        methods.authenticated(Methods.beginPasskeyRegistration, .ownOnly) { _, caller in try await passkeys.beginRegistration(caller: caller) }
+        methods.authenticated(Methods.createPasskey, .ownOnly) { request, caller in
             let passkey = try await passkeys.register(request, caller: caller)
             return .with { $0.passkey = passkey }
         }
-        authenticated(Methods.listPasskeys, .ownOnly) { _, caller in
+        methods.authenticated(Methods.listPasskeys, .ownOnly) { _, caller in
             let list = try await passkeys.passkeys(of: caller)
             return .with { $0.passkeys = list }
         }
-        authenticated(Methods.deletePasskey, .ownOnly) { request, caller in
+        methods.authenticated(Methods.deletePasskey, .ownOnly) { request, caller in
             let deleted = try await passkeys.delete(request.passkeyID, of: caller)
             return .with { $0.deleted = deleted }
         }
-        authenticated(Methods.listSessions, .ownOnly) { _, caller in
+        methods.authenticated(Methods.listSessions, .ownOnly) { _, caller in
             let sessions = try await passwords.sessions(of: caller)
             return .with { $0.sessions = sessions }
         }
-        authenticated(Methods.deleteSession, .ownOnly) { request, caller in
+        methods.authenticated(Methods.deleteSession, .ownOnly) { request, caller in
             let deleted = try await passwords.deleteSession(request.sessionID, of: caller)
             return .with { $0.deleted = deleted }
         }
-        authenticated(Methods.signOutOtherSessions, .ownOnly) { _, caller in
+        methods.authenticated(Methods.signOutOtherSessions, .ownOnly) { _, caller in
             let count = try await passwords.signOutOthers(of: caller)
             return .with { $0.signedOut = UInt32(count) }
         }
-        authenticated(Methods.changePassword, .ownOnly) { request, caller in
+        methods.authenticated(Methods.changePassword, .ownOnly) { request, caller in
             let count = try await passwords.changePassword(current: request.currentPassword, new: request.newPassword, caller: caller)
             return .with { $0.signedOut = UInt32(count) }
         }
-        authenticated(Methods.identifyPlant, .ownOnly) { try await identifyAndStatus.identify($0, as: $1) }
-        authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }
-        authenticated(Methods.getPlantDetails, .read) { try await plants.details($0.plantID, as: $1) }
-        authenticated(Methods.listPlants, .read) { try await plants.list($0, as: $1) }
-        authenticated(Methods.getCollectionStatistics, .read) { try await plants.statistics(as: $1) }
-        authenticated(Methods.updatePlant, .write) { try await plants.update($0, as: $1) }
-        authenticated(Methods.setFavorite, .write) { try await plants.setFavorite($0, as: $1) }
-        authenticated(Methods.getCareInfo, .read) { try await plants.care($0, as: $1) }
-        authenticated(Methods.deletePlant, .write) { try await plants.delete($0.plantID, as: $1) }
-        authenticated(Methods.addPlantPhoto, .write) { try await photos.add($0, as: $1) }
-        authenticated(Methods.getPhoto, .read) { try await photos.get($0, as: $1) }
-        authenticated(Methods.deletePlantPhoto, .write) { try await photos.delete($0, as: $1) }
-        authenticated(Methods.listTasks, .read) { try await tasks.list($0, as: $1) }
-        authenticated(Methods.completeTasks, .write) { try await tasks.complete($0, as: $1) }
-        authenticated(Methods.snoozeTask, .write) { try await tasks.snooze($0, as: $1) }
-        authenticated(Methods.skipTask, .write) { try await tasks.skip($0, as: $1) }
-        authenticated(Methods.reopenTask, .write) { try await tasks.reopen($0, as: $1) }
-        authenticated(Methods.getStatus, .read) { await identifyAndStatus.status(as: $1) }
-        authenticated(Methods.createCalendarLink, .ownOnly) { _, caller in
+        methods.authenticated(Methods.identifyPlant, .ownOnly) { try await identifyAndStatus.identify($0, as: $1) }
+        methods.authenticated(Methods.savePlant, .write) { try await plants.save($0, as: $1) }
+        methods.authenticated(Methods.getPlantDetails, .read) { try await plants.details($0.plantID, as: $1) }
+        methods.authenticated(Methods.listPlants, .read) { try await plants.list($0, as: $1) }
+        methods.authenticated(Methods.getCollectionStatistics, .read) { try await plants.statistics(as: $1) }
+        methods.authenticated(Methods.updatePlant, .write) { try await plants.update($0, as: $1) }
+        methods.authenticated(Methods.setFavorite, .write) { try await plants.setFavorite($0, as: $1) }
+        methods.authenticated(Methods.getCareInfo, .read) { try await plants.care($0, as: $1) }
+        methods.authenticated(Methods.deletePlant, .write) { try await plants.delete($0.plantID, as: $1) }
+        methods.authenticated(Methods.addPlantPhoto, .write) { try await photos.add($0, as: $1) }
+        methods.authenticated(Methods.getPhoto, .read) { try await photos.get($0, as: $1) }
+        methods.authenticated(Methods.deletePlantPhoto, .write) { try await photos.delete($0, as: $1) }
+        methods.authenticated(Methods.listTasks, .read) { try await tasks.list($0, as: $1) }
+        methods.authenticated(Methods.completeTasks, .write) { try await tasks.complete($0, as: $1) }
+        methods.authenticated(Methods.snoozeTask, .write) { try await tasks.snooze($0, as: $1) }
+        methods.authenticated(Methods.skipTask, .write) { try await tasks.skip($0, as: $1) }
+        methods.authenticated(Methods.reopenTask, .write) { try await tasks.reopen($0, as: $1) }
+        methods.authenticated(Methods.getStatus, .read) { await identifyAndStatus.status(as: $1) }
+        methods.authenticated(Methods.createCalendarLink, .ownOnly) { _, caller in
             let path = try await accounts.newCalendarLink(userID: caller.id)
             return .with { $0.path = path }
         }
-        authenticated(Methods.revokeCalendarLink, .ownOnly) { _, caller in
+        methods.authenticated(Methods.revokeCalendarLink, .ownOnly) { _, caller in
             let revoked = try await accounts.revokeCalendarLink(userID: caller.id)
             return .with { $0.revoked = revoked }
         }
         let push = PushUseCases(services: services)
-        authenticated(Methods.createPushSubscription, .ownOnly) { try await push.subscribe($0, as: $1) }
-        authenticated(Methods.deletePushSubscription, .ownOnly) { try await push.unsubscribe($0, as: $1) }
-        authenticated(Methods.listPushSubscriptions, .ownOnly) { try await push.list(as: $1) }
-        authenticated(Methods.getPushKey, .ownOnly) { try await push.key(as: $1) }
-        authenticated(Methods.getSettings, .ownOnly) { try await accountData.settings(as: $1) }
-        authenticated(Methods.putSettings, .ownOnly) { try await accountData.putSettings($0, as: $1) }
-        authenticated(Methods.exportCollection, .ownOnly) { try await accountData.export(as: $1) }
-        authenticated(Methods.importCollection, .ownOnly) { try await accountData.importArchive($0, as: $1) }
-        authenticated(Methods.deleteAllData, .ownOnly) { try await accountData.deleteAll(as: $1) }
-        authenticated(Methods.shareCollection, .ownOnly) { request, caller in
+        methods.authenticated(Methods.createPushSubscription, .ownOnly) { try await push.subscribe($0, as: $1) }
+        methods.authenticated(Methods.deletePushSubscription, .ownOnly) { try await push.unsubscribe($0, as: $1) }
+        methods.authenticated(Methods.listPushSubscriptions, .ownOnly) { try await push.list(as: $1) }
+        methods.authenticated(Methods.getPushKey, .ownOnly) { try await push.key(as: $1) }
+        methods.authenticated(Methods.getSettings, .ownOnly) { try await accountData.settings(as: $1) }
+        methods.authenticated(Methods.putSettings, .ownOnly) { try await accountData.putSettings($0, as: $1) }
+        methods.authenticated(Methods.exportCollection, .ownOnly) { try await accountData.export(as: $1) }
+        methods.authenticated(Methods.importCollection, .ownOnly) { try await accountData.importArchive($0, as: $1) }
+        methods.authenticated(Methods.deleteAllData, .ownOnly) { try await accountData.deleteAll(as: $1) }
+        methods.authenticated(Methods.shareCollection, .ownOnly) { request, caller in
             let share = try await households.share(ownerID: caller.id, memberName: request.memberName, access: request.access)
             return .with { $0.share = share }
         }
-        authenticated(Methods.listShares, .ownOnly) { _, caller in
+        methods.authenticated(Methods.listShares, .ownOnly) { _, caller in
             let shares = try await households.shares(of: caller.id)
             return .with {
                 $0.given = shares.given
                 $0.received = shares.received
             }
         }
-        authenticated(Methods.revokeShare, .ownOnly) { request, caller in
+        methods.authenticated(Methods.revokeShare, .ownOnly) { request, caller in
             let revoked = try await households.revoke(ownerID: caller.id, memberName: request.memberName)
             return .with { $0.revoked = revoked }
         }
+        return methods
     }
 }

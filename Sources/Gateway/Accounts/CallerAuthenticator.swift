@@ -35,8 +35,16 @@ struct CallerAuthenticator: Sendable {
             throw RPCError(.unauthenticated, "send \"authorization: Bearer <token>\"; plantguide-gateway users add NAME makes a token")
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let token = try await tokens.owner(ofToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw RPCError(.unauthenticated, "the bearer token is unknown or revoked") }
+        return try await caller(token: String(parts[1]).trimmingCharacters(in: .whitespaces), collectionOwner: collectionOwner, scope: scope,
+                                deadline: deadline, traceID: traceID)
+    }
+
+    /// ``caller(authorization:collectionOwner:scope:deadline:traceID:)`` for a token as it is, not in an
+    /// Authorization value: the web app's session cookie.
+    func caller(token secret: String, collectionOwner: String?, scope: CollectionScope,
+                deadline: ContinuousClock.Instant, traceID: String?) async throws -> Caller {
+        guard let token = try await tokens.owner(ofToken: secret) else {
             throw RPCError(.unauthenticated, "the bearer token is unknown or revoked")
         }
         try limiter.admit(tokenID: token.tokenID)

@@ -6,7 +6,8 @@ import PlantGuideRPC
 import SwiftProtobuf
 
 /// PlantGuide's face for people: pages rendered on the server (swift-mustache, every value HTML-escaped) from the
-/// same handlers the JSON API serves, enhanced by htmx and a little script of our own, on the gateway's origin.
+/// same methods the JSON API serves, called in process with the session's token (``GatewayMethods``), enhanced by
+/// htmx and a little script of our own, on the gateway's origin.
 ///
 /// A page works without script: forms post to the page routes, which answer with a redirect or the page again
 /// with its errors beside the fields. The session is the HttpOnly cookie of ``BrowserSession``, and every post must
@@ -17,7 +18,7 @@ struct WebApp: Sendable {
     let assets: WebAssets
     let strings: WebStrings
     let templates: MustacheLibrary
-    let router: RPCRouter
+    let methods: GatewayMethods
     let browser: BrowserSession
     let signUp: SignUpPolicy
     let handlerExecutor: (any TaskExecutor)?
@@ -29,7 +30,7 @@ struct WebApp: Sendable {
     let verbs: [String: String]
 
     /// - Throws: when a template, stylesheet, script or string catalog is missing from the build or malformed.
-    init(router: RPCRouter, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
+    init(methods: GatewayMethods, browser: BrowserSession, signUp: SignUpPolicy, handlerExecutor: (any TaskExecutor)?,
          timeout: Duration = .seconds(30), maxUploadBytes: Int = 16 << 20) throws {
         assets = try WebAssets.load()
         strings = try WebStrings.load()
@@ -45,7 +46,7 @@ struct WebApp: Sendable {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).mustache"])
         }
         templates = MustacheLibrary(templates: loaded)
-        self.router = router
+        self.methods = methods
         self.browser = browser
         self.signUp = signUp
         self.handlerExecutor = handlerExecutor
@@ -157,19 +158,23 @@ struct WebApp: Sendable {
         return Self.html(html, status: status)
     }
 
-    /// Calls one of the gateway's own methods, in process, as the session's owner.
+    /// Calls one of the gateway's own methods, in process, as the session's owner: the typed request and answer,
+    /// on the RPC I/O thread as the RPC front runs them.
     func call<Request: SwiftProtobuf.Message, Answer: SwiftProtobuf.Message>(
         _ method: RPCMethod<Request, Answer>, _ request: Request, token: String?
     ) async -> Result<Answer, RPCError> {
-        do {
-            let outcome = await router.invoke(method.path, payload: try request.serializedData(),
-                                              metadata: token.map { ["authorization": "Bearer \($0)"] } ?? [:], timeout: timeout,
-                                              on: handlerExecutor)
-            if let error = outcome.error { return .failure(error) }
-            return .success(try Answer(serializedBytes: outcome.payload ?? Data()))
-        } catch {
-            return .failure(RPCError(.internal, "the answer could not be read"))
+        let (methods, deadline) = (self.methods, ContinuousClock.now + timeout)
+        @Sendable func run() async -> Result<Answer, RPCError> {
+            do {
+                return .success(try await methods.call(method, request, token: token, deadline: deadline))
+            } catch let error as RPCError {
+                return .failure(error)
+            } catch {
+                return .failure(RPCError(.internal, "\(method.path) failed: \(error)"))
+            }
         }
+        guard let handlerExecutor else { return await run() }
+        return await withTaskExecutorPreference(handlerExecutor) { await run() }
     }
 
     func asset(_ path: String, acceptEncoding: String) -> Response {
