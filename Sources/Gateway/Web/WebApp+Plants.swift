@@ -50,14 +50,14 @@ extension WebApp {
         }, token: page.token)
         guard case .success(let answer) = listed else { return failurePage(page, listed) }
         let strings = page.strings
-        let plants: [[String: Any]] = answer.page.plants.map { plant in
-            var card: [String: Any] = ["id": plant.id, "name": Self.highlighted(Self.displayName(plant), query: query),
-                                       "scientificName": Self.highlighted(plant.scientificName, query: query), "favorite": plant.favorite]
-            if let photo = plant.photos.first { card["photo"] = Self.picture(photo, longerSide: 256) }
-            return card
+        let favoriteLabel = strings.format("favorite")
+        let cards = answer.page.plants.map { plant in
+            WebRows.PlantCard(id: plant.id, name: Self.highlighted(Self.displayName(plant), query: query),
+                              scientificName: Self.highlighted(plant.scientificName, query: query), favorite: plant.favorite,
+                              photo: plant.photos.first.map { Self.size($0, longerSide: 256) }, favoriteLabel: favoriteLabel).html
         }
         var values: [String: Any] = [
-            "title": strings.format("myPlants"), "onPlants": true, "plants": plants, "hasPlants": !plants.isEmpty, "query": query,
+            "title": strings.format("myPlants"), "onPlants": true, "cards": cards.joined(), "hasPlants": !cards.isEmpty, "query": query,
             "count": strings.format("plantCount", ["count": "\(answer.page.totalMatching)"]), "favoritesOnly": favoritesOnly,
             "sorts": Self.sorts.map { ["value": $0.value, "label": strings.format($0.key), "chosen": $0.value == chosen.value] },
         ]
@@ -134,10 +134,16 @@ extension WebApp {
     /// A photo's thumbnail (served by the JSON API to its owner and households only) and its size in pixels, so that
     /// the page does not move as it loads; the original's address for a link.
     static func picture(_ photo: Plantguide_Collection_V1_Photo, longerSide: Int) -> [String: Any] {
+        let sized = size(photo, longerSide: longerSide)
+        return ["src": sized.src, "original": "/v1/photos/\(photo.sha256)", "width": sized.width, "height": sized.height]
+    }
+
+    /// The address of `photo` at `longerSide` pixels (the collection's thumbnail sizes), and its size there.
+    static func size(_ photo: Plantguide_Collection_V1_Photo, longerSide: Int) -> (src: String, width: Int, height: Int) {
         let longer = max(Int(photo.width), Int(photo.height), 1)
         let scale = min(1, Double(longerSide) / Double(longer))
-        return ["src": "/v1/photos/\(photo.sha256)?size=\(longerSide)", "original": "/v1/photos/\(photo.sha256)",
-                "width": max(1, Int((Double(photo.width) * scale).rounded())), "height": max(1, Int((Double(photo.height) * scale).rounded()))]
+        return ("/v1/photos/\(photo.sha256)?size=\(longerSide)", max(1, Int((Double(photo.width) * scale).rounded())),
+                max(1, Int((Double(photo.height) * scale).rounded())))
     }
 
     /// The catalog key of where a care field came from: its own source when the answer was merged, else the

@@ -25,21 +25,19 @@ extension WebApp {
         guard case .success(let current) = listed else { return failurePage(page, listed) }
         let strings = page.strings
         let late = Int(current.badge.overdue)
-        let tasks: [[String: Any]] = current.tasks.enumerated().map { index, task in
-            Self.row(task, plant: current.plantNames[task.plantID] ?? task.plantID, overdue: index < late, strings)
+        let rows = current.tasks.enumerated().map { index, task in
+            Self.row(task, plant: current.plantNames[task.plantID] ?? task.plantID, overdue: index < late, strings).html
         }
         let badge = strings.format("overdueAndToday", ["overdue": "\(current.badge.overdue)", "today": "\(current.badge.today)"])
-        return render("today", page, ["title": strings.format("today"), "onToday": true, "tasks": tasks, "hasTasks": !tasks.isEmpty,
+        return render("today", page, ["title": strings.format("today"), "onToday": true, "rows": rows.joined(), "hasTasks": !rows.isEmpty,
                                       "badge": badge])
     }
 
-    /// One task's row on Today. It carries its buttons' words itself: a value of the row is found at once, where
-    /// `strings.done` is looked for through every context around the row, fifty times a page.
-    static func row(_ task: Plantguide_Scheduling_V1_CareTask, plant: String, overdue: Bool, _ strings: [String: String]) -> [String: Any] {
-        let what = Self.verb(task.type, strings)
-        return ["id": task.id, "what": what, "plant": plant, "overdue": overdue, "label": "\(what) \(plant)",
-                "when": overdue ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
-                "doneLabel": strings["done"] ?? "", "snoozeLabel": strings["snooze"] ?? "", "skipLabel": strings["skip"] ?? ""]
+    /// One task's row on Today (``WebRows/Task``).
+    static func row(_ task: Plantguide_Scheduling_V1_CareTask, plant: String, overdue: Bool, _ strings: [String: String]) -> WebRows.Task {
+        WebRows.Task(id: task.id, what: Self.verb(task.type, strings), plant: plant,
+                     when: overdue ? strings.format("overdueSince", ["date": Self.day(task.dueDate, strings)]) : strings.format("dueToday"),
+                     overdue: overdue, doneLabel: strings["done"] ?? "", snoozeLabel: strings["snooze"] ?? "", skipLabel: strings["skip"] ?? "")
     }
 
     /// Done, put off to tomorrow, skipped, or the done or skip undone; by htmx the task's row is swapped for one
@@ -85,7 +83,7 @@ extension WebApp {
         let settings = await call(Plantguide_Gateway_V1_GatewayService.getSettings, .init(), token: page.token)
         let timeZone = (try? settings.get())?.settings.timeZone ?? ""
         let overdue = reopened.task.dueDate < Self.today(in: timeZone)
-        return fragment("task-row", page, Self.row(reopened.task, plant: plantName ?? reopened.task.plantID, overdue: overdue, page.strings))
+        return Self.html(Self.row(reopened.task, plant: plantName ?? reopened.task.plantID, overdue: overdue, page.strings).html, status: .ok)
     }
 
     /// Tomorrow's date (YYYY-MM-DD) in `timeZone` (UTC when empty or unknown).
