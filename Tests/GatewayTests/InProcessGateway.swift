@@ -58,11 +58,13 @@ struct InProcessGateway {
         try await client.call(Methods.createAccount, .with {
             $0.name = name
             $0.password = "basil needs water"
-        }).token
+        }, options: .init(timeout: TestTime.scaled(.seconds(30)))).token
     }
 
     /// Calls one of the gateway's methods with `token`.
     func call<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request, token: String) async throws -> Response {
-        try await client.call(method, request, options: .init(timeout: .seconds(10), metadata: ["authorization": "Bearer \(token)"]))
+        // As long as the whole-stack tests wait: beside the rest of the suite, a photo's thumbnails and a sign-up's
+        // Argon2id share two cores with every other test (a 10 s deadline ran out once in a full run).
+        try await client.call(method, request, options: .init(timeout: TestTime.scaled(.seconds(30)), metadata: ["authorization": "Bearer \(token)"]))
     }
 }

@@ -21,20 +21,23 @@ enum WebRows {
             let (id, plant) = (HTMLEscaping.escaped(id), HTMLEscaping.escaped(plant))
             let label = HTMLEscaping.escaped("\(what) \(self.plant)")
             func button(_ action: String, _ title: String, secondary: Bool) -> String {
-                """
-                    <form method="post" action="/tasks/\(id)/\(action)" hx-post="/tasks/\(id)/\(action)" hx-target="closest li" hx-swap="outerHTML">
-                      <input type="hidden" name="plant" value="\(plant)">
-                      <button type="submit"\(secondary ? " class=\"secondary\"" : "")>\(HTMLEscaping.escaped(title))<span class="visually-hidden">: \(label)</span></button>
-                    </form>
+                let (kind, title) = (secondary ? " class=\"secondary\"" : "", HTMLEscaping.escaped(title))
+                return """
+                        <form method="post" action="/tasks/\(id)/\(action)" hx-post="/tasks/\(id)/\(action)" hx-target="closest li" hx-swap="outerHTML">
+                          <input type="hidden" name="plant" value="\(plant)">
+                          <button type="submit"\(kind)>\(title)<span class="visually-hidden">: \(label)</span></button>
+                        </form>
 
-                """
+                    """
             }
+            let buttons = button("complete", doneLabel, secondary: false) + button("snooze", snoozeLabel, secondary: true)
+                + button("skip", skipLabel, secondary: true)
             return """
                 <li id="task-\(id)" class="task\(overdue ? " overdue" : "")">
                   <span class="what">\(HTMLEscaping.escaped(what))</span> <span class="plant">\(plant)</span>
                   <span class="when">\(HTMLEscaping.escaped(when))</span>
                   <span class="actions">
-                \(button("complete", doneLabel, secondary: false))\(button("snooze", snoozeLabel, secondary: true))\(button("skip", skipLabel, secondary: true))  </span>
+                \(buttons)  </span>
                 </li>
 
                 """
