@@ -39,7 +39,9 @@ struct JSONAPIRoutes: Sendable {
 
     func collection() -> RouteCollection<GatewayRequestContext> {
         let collection = RouteCollection(context: GatewayRequestContext.self)
-        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+        // Every verb a client may send, not only those the bindings use: the router answers a path's other verbs
+        // (HEAD, TRACE...) with 405 and its Allow, where Hummingbird's would be a bare 404.
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .trace, .connect, HTTPRequest.Method("QUERY")!] {
             collection.on("/v1/**", method: method) { request, context in await answer(request, context) }
         }
         // A preflight without Origin (CORSMiddleware answers those with one): every path takes OPTIONS.
