@@ -14,16 +14,6 @@ import Testing
 struct GatewayInProcessTests {
     typealias Methods = Plantguide_Gateway_V1_GatewayService
 
-    private static func code(of body: () async throws -> Void) async -> RPCError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as RPCError {
-            return error.code
-        } catch {
-            return .unknown
-        }
-    }
 
     private static func fig(_ gateway: InProcessGateway, token: String, photo: Data? = nil) async throws -> Plantguide_Gateway_V1_SavePlantResponse {
         try await gateway.call(Methods.savePlant, .with {
@@ -75,9 +65,9 @@ struct GatewayInProcessTests {
         } catch let error as RPCError {
             #expect(error.code == .invalidArgument && error.details.fieldViolations.first?.field.hasSuffix("notify_time") == true, "\(error)")
         }
-        #expect(await Self.code { _ = try await gateway.call(Methods.getPlantDetails, .with { $0.plantID = "fig" }, token: noor) } == .notFound)
+        #expect(await rpcErrorCode { _ = try await gateway.call(Methods.getPlantDetails, .with { $0.plantID = "fig" }, token: noor) } == .notFound)
         #expect(try await gateway.call(Methods.listPlants, .init(), token: noor).page.plants.isEmpty)
-        #expect(await Self.code { _ = try await gateway.call(Methods.listPlants, .init(), token: "pg_not-a-token") } == .unauthenticated)
+        #expect(await rpcErrorCode { _ = try await gateway.call(Methods.listPlants, .init(), token: "pg_not-a-token") } == .unauthenticated)
     }
 
     @Test("the HTTP front: a sign-up form sets the session cookie; with it, Today lists the plant; a change from another site's page is refused")

@@ -25,16 +25,6 @@ struct PasswordAccountTests {
         return accounts
     }
 
-    private static func code(of body: () async throws -> Void) async -> RPCError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as RPCError {
-            return error.code
-        } catch {
-            return .unknown
-        }
-    }
 
     @Test("sign up, then sign in on another device: each gets a token the gateway knows as the same user", arguments: TestBackend.allCases)
     func signUpAndIn(backend: TestBackend) async throws {
@@ -53,7 +43,7 @@ struct PasswordAccountTests {
         #expect(stored.hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"), "OWASP's parameters: \(stored.hash.prefix(32))")
         #expect(!stored.hash.contains("basil"))
 
-        #expect(await Self.code { _ = try await passwords.signUp(name: "ana", password: "another long secret") } == .alreadyExists)
+        #expect(await rpcErrorCode { _ = try await passwords.signUp(name: "ana", password: "another long secret") } == .alreadyExists)
     }
 
     @Test("passwords too short, too long, equal to the name or common are refused, saying why")
@@ -71,7 +61,7 @@ struct PasswordAccountTests {
                 #expect(error.code == .invalidArgument && error.message.contains(reason), "\(error.message)")
             }
         }
-        #expect(await Self.code { _ = try await passwords.signUp(name: "ana garcía!", password: "a long fine secret") } == .invalidArgument)
+        #expect(await rpcErrorCode { _ = try await passwords.signUp(name: "ana garcía!", password: "a long fine secret") } == .invalidArgument)
         #expect(PasswordPolicy.common.count > 19_000)
     }
 
@@ -79,9 +69,9 @@ struct PasswordAccountTests {
     func closed() async throws {
         let records = try await GatewayTestRecords.open(.sqlite)
         let passwords = Self.accounts(records, policy: .closed)
-        #expect(await Self.code { _ = try await passwords.signUp(name: "ana", password: "basil needs water") } == .permissionDenied)
+        #expect(await rpcErrorCode { _ = try await passwords.signUp(name: "ana", password: "basil needs water") } == .permissionDenied)
         _ = try await AccountStore(records: records).addUser(name: "bob")
-        #expect(await Self.code { _ = try await passwords.signIn(name: "bob", password: "basil needs water", clientAddress: nil) }
+        #expect(await rpcErrorCode { _ = try await passwords.signIn(name: "bob", password: "basil needs water", clientAddress: nil) }
             == .unauthenticated)
     }
 
@@ -117,10 +107,10 @@ struct PasswordAccountTests {
 
         for attempt in 1...4 {
             let replica = attempt.isMultiple(of: 2) ? second : first
-            #expect(await Self.code { _ = try await replica.signIn(name: "ana", password: "guess number \(attempt)", clientAddress: nil) }
+            #expect(await rpcErrorCode { _ = try await replica.signIn(name: "ana", password: "guess number \(attempt)", clientAddress: nil) }
                 == .unauthenticated)
         }
-        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "guess number 5", clientAddress: nil) } == .unauthenticated)
+        #expect(await rpcErrorCode { _ = try await second.signIn(name: "ana", password: "guess number 5", clientAddress: nil) } == .unauthenticated)
         // The fifth failure blocked the name for 1 s: even the right password waits, and the answer says how long.
         do {
             _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
@@ -129,9 +119,9 @@ struct PasswordAccountTests {
             #expect(error.code == .resourceExhausted && error.message.contains("wait 1 s"), "\(error.message)")
         }
         clock.advance(1.5)
-        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "guess number 6", clientAddress: nil) } == .unauthenticated)
+        #expect(await rpcErrorCode { _ = try await second.signIn(name: "ana", password: "guess number 6", clientAddress: nil) } == .unauthenticated)
         clock.advance(1.5)
-        #expect(await Self.code { _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
+        #expect(await rpcErrorCode { _ = try await first.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
             == .resourceExhausted, "the sixth failure blocked for 2 s")
         clock.advance(1)
         _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
@@ -139,9 +129,9 @@ struct PasswordAccountTests {
 
         // Names without an account back off the same way (no enumeration by back-off).
         for attempt in 1...5 {
-            _ = await Self.code { _ = try await first.signIn(name: "nobody", password: "guess number \(attempt)", clientAddress: nil) }
+            _ = await rpcErrorCode { _ = try await first.signIn(name: "nobody", password: "guess number \(attempt)", clientAddress: nil) }
         }
-        #expect(await Self.code { _ = try await second.signIn(name: "nobody", password: "guess", clientAddress: nil) } == .resourceExhausted)
+        #expect(await rpcErrorCode { _ = try await second.signIn(name: "nobody", password: "guess", clientAddress: nil) } == .resourceExhausted)
     }
 
     @Test("one client address guessing across many names backs off after 20 failures, on every replica; other addresses do not",
@@ -156,12 +146,12 @@ struct PasswordAccountTests {
         // One failure per name: no name backs off, but the address counts them all.
         for attempt in 1...21 {
             let replica = attempt.isMultiple(of: 2) ? second : first
-            #expect(await Self.code { _ = try await replica.signIn(name: "name\(attempt)", password: "guess", clientAddress: guesser) }
+            #expect(await rpcErrorCode { _ = try await replica.signIn(name: "name\(attempt)", password: "guess", clientAddress: guesser) }
                 == .unauthenticated, "failure \(attempt) is free")
         }
-        #expect(await Self.code { _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: guesser) }
+        #expect(await rpcErrorCode { _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: guesser) }
             == .resourceExhausted, "the 21st failure blocked the address, even for a right password")
-        #expect(await Self.code { _ = try await first.signIn(name: "name22", password: "guess", clientAddress: "203.0.113.8") }
+        #expect(await rpcErrorCode { _ = try await first.signIn(name: "name22", password: "guess", clientAddress: "203.0.113.8") }
             == .unauthenticated, "another address is not blocked")
         _ = try await second.signIn(name: "ana", password: "basil needs water", clientAddress: "203.0.113.8")
         clock.advance(1.5)
@@ -204,14 +194,14 @@ struct PasswordAccountTests {
 
         // A new password: the wrong current one is refused; the right one changes it and ends the other sessions.
         let tablet = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil)
-        #expect(await Self.code { _ = try await passwords.changePassword(current: "not the password", new: "fern fronds unfurl",
+        #expect(await rpcErrorCode { _ = try await passwords.changePassword(current: "not the password", new: "fern fronds unfurl",
                                                                         caller: laptop) } == .unauthenticated)
-        #expect(await Self.code { _ = try await passwords.changePassword(current: "basil needs water", new: "qwertyuiop",
+        #expect(await rpcErrorCode { _ = try await passwords.changePassword(current: "basil needs water", new: "qwertyuiop",
                                                                         caller: laptop) } == .invalidArgument)
         #expect(try await passwords.changePassword(current: "basil needs water", new: "fern fronds unfurl", caller: laptop) == 1)
         let (laptopAlive, tabletAlive) = (try await alive(devices[1]), try await alive(tablet))
         #expect(laptopAlive && !tabletAlive)
-        #expect(await Self.code { _ = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
+        #expect(await rpcErrorCode { _ = try await passwords.signIn(name: "ana", password: "basil needs water", clientAddress: nil) }
             == .unauthenticated)
         _ = try await passwords.signIn(name: "ana", password: "fern fronds unfurl", clientAddress: nil)
     }
@@ -263,27 +253,27 @@ struct PasswordAccountTests {
         let codes = try await store.addInvitations(count: 4, days: 14)
         #expect(codes.count == 4 && Set(codes).count == 4 && codes.allSatisfy { $0.hasPrefix("inv_") })
 
-        #expect(await Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water") } == .invalidArgument)
-        #expect(await Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: "inv_x_y") } == .permissionDenied)
+        #expect(await rpcErrorCode { _ = try await first.signUp(name: "ana", password: "basil needs water") } == .invalidArgument)
+        #expect(await rpcErrorCode { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: "inv_x_y") } == .permissionDenied)
         // Two sign-ups race with one code on two replicas: exactly one account is opened.
-        async let ana = Self.code { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: codes[0]) }
-        async let bob = Self.code { _ = try await second.signUp(name: "bob", password: "tomatoes in july", invitation: codes[0]) }
+        async let ana = rpcErrorCode { _ = try await first.signUp(name: "ana", password: "basil needs water", invitation: codes[0]) }
+        async let bob = rpcErrorCode { _ = try await second.signUp(name: "bob", password: "tomatoes in july", invitation: codes[0]) }
         let raced = [await ana, await bob]
         #expect(raced.filter { $0 == nil }.count == 1 && raced.contains(.permissionDenied), "\(raced)")
         #expect(try await store.users().count == 1, "the refused sign-up left no user behind")
 
         _ = try await second.signUp(name: "cleo", password: "fern fronds unfurl", invitation: codes[1])
         #expect(try await store.deleteInvitation(codes[2]))
-        #expect(await Self.code { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[2]) } == .permissionDenied)
+        #expect(await rpcErrorCode { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[2]) } == .permissionDenied)
         clock.advance(15 * 86_400)
-        #expect(await Self.code { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[3]) } == .permissionDenied,
+        #expect(await rpcErrorCode { _ = try await first.signUp(name: "dan", password: "cactus in the sun", invitation: codes[3]) } == .permissionDenied,
                 "expired after 14 days")
         let listed = try await store.invitations()
         #expect(listed.count == 3 && Set(listed.compactMap(\.usedBy)).count == 2 && listed.filter { $0.usedBy == "cleo" }.count == 1)
         #expect(try await store.deleteInvitation(codes[1]) == false, "a used invitation stays on the record")
         // Open sign-up ignores codes; closed refuses them.
         _ = try await Self.accounts(records, clock: clock, policy: .open).signUp(name: "eve", password: "orchids bloom late")
-        #expect(await Self.code { _ = try await Self.accounts(records, clock: clock, policy: .closed)
+        #expect(await rpcErrorCode { _ = try await Self.accounts(records, clock: clock, policy: .closed)
             .signUp(name: "fay", password: "orchids bloom late", invitation: codes[3]) } == .permissionDenied)
     }
 
@@ -318,7 +308,7 @@ struct PasswordAccountTests {
         let hasher = PasswordHasher(threads: 1, maxWaiting: 2)
         let outcomes = await withTaskGroup(of: RPCError.Code?.self) { group in
             for index in 0..<12 {
-                group.addTask { await Self.code { _ = try await hasher.hash("password number \(index)") } }
+                group.addTask { await rpcErrorCode { _ = try await hasher.hash("password number \(index)") } }
             }
             return await group.reduce(into: [RPCError.Code?]()) { $0.append($1) }
         }

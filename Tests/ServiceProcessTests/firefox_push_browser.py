@@ -26,6 +26,7 @@ import uuid
 
 from firefox_bidi import Firefox
 from mozilla_push_service import MozillaPushService
+from polling import wait_until
 
 # The JSON API as the page calls it: a refused request throws, so that no check passes on an error.
 FETCH = """async (method, path, body) => { const response = await fetch(path, {method, credentials: "same-origin",
@@ -35,15 +36,6 @@ FETCH = """async (method, path, body) => { const response = await fetch(path, {m
 NOTIFICATIONS = """async () => (await (await navigator.serviceWorker.ready).getNotifications()).map(n => ({
     title: n.title, body: n.body, tag: n.tag, lang: n.lang, data: n.data,
     actions: (n.actions || []).map(a => a.action + ":" + a.title)}))"""
-
-
-def wait_until(check, seconds=20):
-    deadline = time.monotonic() + seconds
-    answer = check()
-    while not answer and time.monotonic() < deadline:
-        time.sleep(0.1)
-        answer = check()
-    return answer
 
 
 def reminder_time_a_minute_ago():

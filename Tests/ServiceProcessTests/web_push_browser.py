@@ -24,6 +24,7 @@ import time
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
+from polling import wait_until
 
 # The tasks of a view, as the JSON API lists them; a refused request throws, so that no check passes on an error.
 TASKS = """async query => { const response = await fetch("/v1/tasks?" + query, {credentials: "same-origin"});
@@ -31,16 +32,6 @@ TASKS = """async query => { const response = await fetch("/v1/tasks?" + query, {
     return (await response.json()).tasks || []; }"""
 AXE_RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}}
 QUEUED = """async () => (await (await caches.open("plantguide-queue")).keys()).length"""
-
-
-def wait_until(check, seconds=15):
-    """Polls `check` until it returns something true or `seconds` pass; returns its last answer."""
-    deadline = time.monotonic() + seconds
-    answer = check()
-    while not answer and time.monotonic() < deadline:
-        time.sleep(0.1)
-        answer = check()
-    return answer
 
 
 def wait_for(page, expression, seconds=15):
