@@ -120,10 +120,12 @@ public final class GatewayRPCService: RPCService {
         households: HouseholdStore, passwords: PasswordAccounts, passkeys: PasskeyAccounts, authenticator: CallerAuthenticator
     ) -> GatewayMethods {
         typealias Methods = Plantguide_Gateway_V1_GatewayService
-        let plants = PlantUseCases(services: services, pending: pending)
+        let timeZones = ReminderTimeZones()
+        let plants = PlantUseCases(services: services, pending: pending, timeZones: timeZones)
         let tasks = TaskUseCases(services: services)
         let identifyAndStatus = IdentifyAndStatus(services: services, identificationSettings: identificationSettings)
-        let accountData = AccountDataUseCases(services: services, pending: pending, identificationSettings: identificationSettings)
+        let accountData = AccountDataUseCases(services: services, pending: pending, identificationSettings: identificationSettings,
+                                              timeZones: timeZones)
         let photos = PhotoUseCases(services: services)
         var methods = GatewayMethods(authenticator: authenticator)
         // The methods that need no token: they are how a person gets one.

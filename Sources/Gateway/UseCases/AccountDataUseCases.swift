@@ -10,9 +10,11 @@ struct AccountDataUseCases: Sendable {
     let services: Downstream
     let pending: PendingWork
     let identificationSettings: IdentificationSettingsStore
+    let timeZones: ReminderTimeZones
 
     func settings(as caller: Caller) async throws -> Plantguide_Gateway_V1_GetSettingsResponse {
         let stored = try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller)
+        timeZones.remember(stored.preferences.timeZone, of: caller.id)
         let identification = try await identificationSettings.settings(userID: caller.id)
         return .with {
             $0.settings = stored.preferences
@@ -36,6 +38,7 @@ struct AccountDataUseCases: Sendable {
         } else {
             response.settings = try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller).preferences
         }
+        timeZones.remember(response.settings.timeZone, of: caller.id)
         response.identification = try await identificationSettings.settings(userID: caller.id)
         return response
     }
@@ -97,6 +100,7 @@ struct AccountDataUseCases: Sendable {
         await pending.claims.beginErasing(userID: caller.id)
         defer { pending.claims.endErasing(userID: caller.id) }
         let schedules = try await services.call(services.scheduling, Scheduling.deleteUserData, .init(), as: caller)
+        timeZones.forget(caller.id)
         let plants = try await services.call(services.collection, Collection.deleteUserData, .init(), as: caller)
         try await pending.forget(userID: caller.id)
         try await identificationSettings.forget(userID: caller.id)

@@ -10,6 +10,7 @@ struct PlantUseCases: Sendable {
 
     let services: Downstream
     let pending: PendingWork
+    let timeZones: ReminderTimeZones
 
     /// Care info (generic when nobody knows the species) → plant, photo, identification → schedule. The plant is
     /// stored whatever happens after; care info or a schedule that cannot be had now (or a crash before it) is left
@@ -195,10 +196,14 @@ struct PlantUseCases: Sendable {
     /// The collection's statistics, "this month" in the time zone of the person's reminders (UTC when scheduling
     /// does not answer: the numbers are still right, the month's edge may be a few hours off).
     func statistics(as caller: Caller) async throws -> Plantguide_Gateway_V1_GetCollectionStatisticsResponse {
-        let preferences = await partial { try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller) }
-        var timeZone = ""
-        if case .answered(let found) = preferences { timeZone = found.preferences.timeZone }
-        let statistics = try await services.call(services.collection, Collection.getStatistics, .with { $0.timeZone = timeZone }, as: caller)
+        var timeZone = timeZones.zone(of: caller.id)
+        if timeZone == nil,
+           case .answered(let found) = await partial({ try await services.call(services.scheduling, Scheduling.getPreferences, .init(), as: caller) })
+        {
+            timeZone = found.preferences.timeZone
+            timeZones.remember(found.preferences.timeZone, of: caller.id)
+        }
+        let statistics = try await services.call(services.collection, Collection.getStatistics, .with { $0.timeZone = timeZone ?? "" }, as: caller)
         return .with { $0.statistics = statistics }
     }
 
