@@ -12,7 +12,7 @@ func service(
     [
         .target(
             name: library,
-            dependencies: ["PlantGuideRPC", "PlantGuideCore", "PlantGuideProtos", .product(name: "Logging", package: "swift-log")] + extra,
+            dependencies: ["PlantGuideRPC", "PlantGuideRPCCore", "PlantGuideCore", "PlantGuideProtos", .product(name: "Logging", package: "swift-log")] + extra,
             resources: resources,
             swiftSettings: strict
         ),
@@ -31,6 +31,7 @@ let package = Package(
     name: "PlantGuide",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "PlantGuideRPCCore", targets: ["PlantGuideRPCCore"]),
         .library(name: "PlantGuideRPC", targets: ["PlantGuideRPC"]),
         .library(name: "PlantGuideProtos", targets: ["PlantGuideProtos"]),
         .executable(name: "plantguide", targets: ["PlantGuideCLI"]),
@@ -68,10 +69,24 @@ let package = Package(
         ),
         // Threads that carry their names to the OS (top -H, perf), for every module that starts threads.
         .target(name: "PlantGuideThreads", swiftSettings: strict),
+        // The RPC contract with no transport (errors and their details, the router, call options, the transport and
+        // interceptor protocols): what storage and every service's domain code may import without linking libzmq.
+        .target(
+            name: "PlantGuideRPCCore",
+            dependencies: [
+                "PlantGuideProtos",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+        // The ZeroMQ transport: client and server loops, PUB/SUB, CurveZMQ and ZAP, metrics; the in-process transport,
+        // which rides the server's loop. It re-exports the core.
         .target(
             name: "PlantGuideRPC",
             dependencies: [
-                "CZeroMQ", "PlantGuideThreads",
+                "CZeroMQ", "PlantGuideThreads", "PlantGuideRPCCore",
                 "PlantGuideProtos",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
@@ -107,7 +122,7 @@ let package = Package(
         .target(
             name: "PlantGuideStorage",
             dependencies: [
-                "PlantGuideRPC", "CSodium",
+                "PlantGuideRPCCore", "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,4 @@
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Foundation
 
 /// Configuration of the care-data service. The executable builds it from flags and PLANTGUIDE_* variables.

@@ -3,7 +3,7 @@ import PlantGuideHTTP
 import Logging
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideStorage
 
 /// The RPC methods of plantguide-caredata (see `Protos/plantguide/caredata/v1/caredata.proto`).

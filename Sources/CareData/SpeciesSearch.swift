@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// SearchSpecies: the catalog's matches first, then Trefle's (its first page of 30), without repeats, paged by
 /// offset. Trefle failing is not an error: the answer says `upstream_failed`.

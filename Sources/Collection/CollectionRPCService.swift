@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideStorage
 
 /// Configuration of plantguide-collection.

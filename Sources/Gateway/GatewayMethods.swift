@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The gateway's methods, each once, as typed functions of a request and its caller. The RPC front serves them
 /// (the message decoded, the caller read from the call's metadata), and the web app calls them in process with the

@@ -1,5 +1,5 @@
 import Foundation
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Configuration of plantguide-identification.
 public struct IdentificationConfiguration: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The RPC methods of plantguide-identification (see `Protos/plantguide/identification/v1/identification.proto`).
 public struct IdentificationRPCService: RPCService {

@@ -4,7 +4,7 @@ import PlantGuideCore
 import PlantGuideHTTP
 import PlantGuideImaging
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Synchronization
 
 /// Names the plant in one to five photos: validates them, follows ``HybridPolicy`` between the on-device model and

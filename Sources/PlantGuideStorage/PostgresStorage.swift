@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOSSL
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -92,7 +92,7 @@ public final class PostgresStorage: Sendable {
             do {
                 try await database.migrate(migrations)
                 return database
-            } catch let error as RPCError where error.code == .unavailable && clock.now < deadline {
+            } catch let error as StorageError where error.kind == .unavailable && clock.now < deadline {
                 logger.warning("PostgreSQL is not reachable yet; retrying", metadata: ["database": "\(settings)"])
                 try await Task.sleep(for: .seconds(1))
             } catch {

@@ -1,12 +1,42 @@
 import Logging
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PostgresNIO
 
-/// What a caller learns when the database fails: UNAVAILABLE while it cannot be reached (retry), ABORTED for a
-/// transaction the server gave up on (retry), INTERNAL otherwise; never the database's own words, which go to
-/// the log.
-public enum StorageError {
-    public static var unavailable: RPCError { RPCError(.unavailable, "the database is unavailable; retry shortly") }
+/// What a store's caller learns when the database fails: that it is unavailable (retry), that the transaction
+/// conflicted with another (retry), or that it failed; never the database's own words, which go to the log.
+///
+/// A storage error, not an RPC one: it reaches an RPC caller as UNAVAILABLE, ABORTED or INTERNAL through
+/// ``rpcError``, at the edge where a handler's error becomes a status.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible, RPCStatusConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The database cannot be reached, or is refusing calls for now.
+        case unavailable
+        /// A serialization failure or deadlock: the transaction can simply be run again.
+        case conflict
+        /// The database refused the statement, or the driver failed otherwise.
+        case failed
+    }
+
+    public let kind: Kind
+    /// What the caller may be told.
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public static var unavailable: StorageError { StorageError(.unavailable, "the database is unavailable; retry shortly") }
+
+    public var description: String { message }
+
+    public var rpcError: RPCError {
+        switch kind {
+        case .unavailable: RPCError(.unavailable, message)
+        case .conflict: RPCError(.aborted, message)
+        case .failed: RPCError(.internal, message)
+        }
+    }
 
     /// Whether `error` says the server is not taking calls at all: the connection was refused (nothing listens), or
     /// the server answered that it is shutting down or starting up (57P0x) or full (53300). Not a timeout, nor a
@@ -49,16 +79,16 @@ public enum StorageError {
                 return unavailable
             }
             // Serialization failures and deadlocks: the transaction can simply be run again.
-            if state == "40001" || state == "40P01" { return RPCError(.aborted, "the change conflicted with another; retry") }
+            if state == "40001" || state == "40P01" { return StorageError(.conflict, "the change conflicted with another; retry") }
             logger.error("PostgreSQL refused a statement", metadata: ["error": "\(describe(error))"])
-            return RPCError(.internal, "the database refused the change")
+            return StorageError(.failed, "the database refused the change")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown,
              .failedToAddSSLHandler, .sslUnsupported:
             logger.warning("PostgreSQL's connection failed", metadata: ["error": "\(describe(error))"])
             return unavailable
         default:
             logger.error("PostgreSQL driver error", metadata: ["error": "\(describe(error))"])
-            return RPCError(.internal, "the database could not be used")
+            return StorageError(.failed, "the database could not be used")
         }
     }
 

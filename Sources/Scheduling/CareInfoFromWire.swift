@@ -1,4 +1,4 @@
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos

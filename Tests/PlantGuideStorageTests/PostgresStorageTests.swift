@@ -60,7 +60,7 @@ struct PostgresStorageTests {
         #expect(try await commandCall.value == [1])
         #expect(command.isReachable)
         #expect(serviceSawOutage)
-        #expect(throws: RPCError.self) { try serviceOutcome.get() }
+        #expect(throws: StorageError.unavailable) { try serviceOutcome.get() }
         await command.close()
         await service.close()
     }

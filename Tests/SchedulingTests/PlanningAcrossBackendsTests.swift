@@ -83,14 +83,14 @@ struct PlanningAcrossBackendsTests {
             try await PostgresScheduling.planBasis(session, plantID: "p1", owner: "g", at: clock.now)
         })
         _ = try await store.complete(ids: [first[0].id], at: clock.now, owner: "g")
-        let refused = await #expect(throws: RPCError.self) {
+        let refused = await #expect(throws: StorageError.self) {
             _ = try await records.database.read { session in
                 try await PostgresScheduling.replan(session, "p1", owner: "g", today: basis.today, tasks: [], storing: nil, checking: basis)
             }
         }
         let (_, planned) = try await store.putSchedule(Self.schedule("p1"), owner: "g")
 
-        #expect(refused?.code == .aborted)
+        #expect(refused?.kind == .conflict && refused?.rpcError.code == .aborted)
         #expect(!planned.isEmpty && !planned.contains { $0.id == first[0].id })
         #expect(try await store.list(.init(), owner: "g").tasks.map(\.id) == planned.map(\.id))
     }

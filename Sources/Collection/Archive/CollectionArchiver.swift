@@ -2,7 +2,7 @@ import Foundation
 import PlantGuideCore
 import PlantGuideImaging
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// A person's whole collection as one archive (a tar of `manifest.json` and `photos/<sha256>`), and back, so a

@@ -1,5 +1,5 @@
 import GRDB
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Counts, at start-up, the rows that hold values older code accepted and the contract no longer does (times
 /// outside proto3's Timestamp range). Such rows are served clamped, never refused and never fatal; the count

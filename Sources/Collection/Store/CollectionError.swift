@@ -1,4 +1,4 @@
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// A collection request that cannot be done. Its code is the status the caller sees, so it is an ``RPCError``
 /// under the domain's name: `CollectionError(.notFound, "no plant p1")`.

@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// Intention-named reads and writes of plants, always scoped by owner: no method reads or changes another

@@ -1,5 +1,5 @@
 import Foundation
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// What a method does with a collection, which decides whether a household member may call it on a collection
 /// shared with them.

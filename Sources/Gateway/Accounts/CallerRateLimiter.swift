@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideCore
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Synchronization
 
 /// Calls a second each token may make (bursts of twice that), so that one runaway client cannot starve the others.

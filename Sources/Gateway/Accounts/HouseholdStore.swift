@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// Shared households: which collections each person shared with whom, and how. A share is between users of this

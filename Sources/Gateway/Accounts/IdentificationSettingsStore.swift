@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Each person's identification settings, kept by the gateway (the services have no notion of them).
 struct IdentificationSettingsStore: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideWebAuthn
 
 /// Passkeys: a signed-in person registers one, then signs in with it alone (``RelyingParty`` checks each ceremony).

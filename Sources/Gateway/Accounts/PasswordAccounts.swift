@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// People who open an account themselves: sign-up and sign-in with a name and a password, each answered with a
 /// bearer token (the same kind `users add` makes, for the app, the CLI and RPC callers).

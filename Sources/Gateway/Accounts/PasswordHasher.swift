@@ -1,7 +1,7 @@
 import CSodium
 import Foundation
 import PlantGuideCore
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Synchronization
 
 /// Hashes and checks passwords with Argon2id (libsodium's `crypto_pwhash_str`) at OWASP's parameters: 19 MiB of

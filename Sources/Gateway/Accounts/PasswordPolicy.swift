@@ -1,5 +1,5 @@
 import Foundation
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// What sign-up and a password change accept: 10 to 128 characters, not the account's name, and not one of the
 /// 19,640 most common passwords in breaches (NIST SP 800-63B's advice: length and a blocklist, no composition

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The JSON API's answers: JSON bodies, errors as `google.rpc.Status` with the HTTP status of their code, and
 /// content-addressed bytes. CORS headers are the middleware's (``GatewayRouter``).

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The gateway's HTTP front as a Hummingbird router: the routes of each area in a collection of its own, and what
 /// every route of an area shares as middleware.

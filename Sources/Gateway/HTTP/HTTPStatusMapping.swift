@@ -1,4 +1,4 @@
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// gRPC status codes to HTTP statuses, as googleapis' google/rpc/code.proto and grpc-gateway map them.
 enum HTTPStatusMapping {

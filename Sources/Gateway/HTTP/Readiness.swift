@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// /readyz: the gateway is ready when every service it calls answers its health check within a second.
 enum Readiness {

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// `GET /v1/reminders/stream`: the caller's reminders as Server-Sent Events, relayed by a ``ReminderRelay``.
 ///
@@ -36,10 +36,8 @@ struct ReminderStream: Sendable {
         let caller: Caller
         do {
             caller = try await authenticate(authorization, owner)
-        } catch let error as RPCError {
-            return APIAnswer.failure(error)
         } catch {
-            return APIAnswer.failure(RPCError(.internal, "the caller could not be checked"))
+            return APIAnswer.failure(RPCError(mapping: error))
         }
         let events = relay.events(for: caller.id)
         let body = ResponseBody { writer in

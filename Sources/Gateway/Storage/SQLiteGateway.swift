@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideStorage
 import SwiftProtobuf
 

@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The settings screen and the person's data as a whole: settings, export, import, delete everything.
 struct AccountDataUseCases: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Identification with the best candidate's care, and the status screen.
 struct IdentifyAndStatus: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideStorage
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Finishes the work services being down interrupted: deletions whose halves are not both done, and saved plants
 /// still waiting for care info and a schedule. Runs at start (so a crash of the gateway between the halves of a

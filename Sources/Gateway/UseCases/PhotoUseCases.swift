@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// A plant's photos: add, fetch (originals and thumbnails), remove; the collection keeps them per person.
 struct PhotoUseCases: Sendable {

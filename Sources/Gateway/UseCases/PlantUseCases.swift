@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The plant screens: save, detail, list, delete, each across the services.
 struct PlantUseCases: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Reminders by Web Push: a browser's subscription goes to scheduling, which keeps it and sends the reminders;
 /// the gateway passes the browser's PushSubscription JSON on as it is.

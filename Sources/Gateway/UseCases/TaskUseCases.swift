@@ -1,6 +1,6 @@
 import Foundation
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The task screens: today, upcoming and overdue across the plants; completing, snoozing and skipping tasks.
 struct TaskUseCases: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Sign-in, sign-up and sign-out pages: forms that end in the session cookie (see ``BrowserSession``).
 extension WebApp {

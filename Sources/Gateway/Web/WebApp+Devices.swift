@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Settings' signed-in devices, passkeys and calendar link: sign one device out, or every one but this; remove a
 /// passkey (the page's script adds them); make the private address a calendar app subscribes to, or stop it.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Settings' households: share the collection with another PlantGuide user, to read or also to change, and stop.
 extension WebApp {

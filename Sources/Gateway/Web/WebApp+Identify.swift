@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Identify: a photo taken or chosen, the candidates with their confidence and source and a plain warning when the
 /// answer is a guess, and "Add to my plants", which keeps the photo and plans the care.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Editing a plant: its own name, where it stands, notes and whether it is a favourite.
 extension WebApp {

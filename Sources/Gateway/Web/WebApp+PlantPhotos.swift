@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Adding a photo to a plant from its page: taken with the camera or chosen, then the plant's page again.
 extension WebApp {

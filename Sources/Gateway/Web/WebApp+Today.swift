@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Today: the tasks due and overdue, each done, put off to tomorrow or skipped in one tap.
 extension WebApp {

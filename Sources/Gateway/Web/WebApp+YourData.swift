@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Settings' "your data": download the whole collection as an archive, bring one back (from this server or
 /// another), and delete everything, after a confirmation.

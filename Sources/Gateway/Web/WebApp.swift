@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Mustache
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// PlantGuide's face for people: pages rendered on the server (swift-mustache, every value HTML-escaped) from the
@@ -167,10 +167,8 @@ struct WebApp: Sendable {
         @Sendable func run() async -> Result<Answer, RPCError> {
             do {
                 return .success(try await methods.call(method, request, token: token, deadline: deadline))
-            } catch let error as RPCError {
-                return .failure(error)
             } catch {
-                return .failure(RPCError(.internal, "\(method.path) failed: \(error)"))
+                return .failure(RPCError(mapping: error))
             }
         }
         guard let handlerExecutor else { return await run() }

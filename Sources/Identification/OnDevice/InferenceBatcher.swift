@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideThreads
 import PlantGuideInference
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Tracing
 
 /// How the model is shared under load, as in inference servers' dynamic batching.

@@ -90,8 +90,3 @@ enum Varint {
         return offset + 1
     }
 }
-
-/// Thrown to ``RPCClient`` for a call that no endpoint could take; it carries the UNAVAILABLE error to report.
-struct NoReadyEndpoint: Error {
-    let error: RPCError
-}

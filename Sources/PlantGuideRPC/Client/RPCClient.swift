@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PlantGuideProtos
 import SwiftProtobuf
-import Tracing
 
 /// A client of PlantGuide services: async calls over ZeroMQ, many in flight over each connection, spread over
 /// every endpoint of the target by fewest outstanding calls, with deadlines and retries as gRPC does them.
@@ -24,30 +23,47 @@ public final class RPCClient: Sendable {
     public let target: RPCTarget
     public let configuration: RPCClientConfiguration
     private let transport: any ClientTransport
+    /// Every call through the interceptors, then the transport (with retries).
+    private let send: RPCClientCall.Next
+
+    /// What a client's calls pass through when it is given nothing else: tracing.
+    public static let defaultInterceptors: [any RPCClientInterceptor] = [ClientTracingInterceptor()]
 
     /// Connects to `target` (see ``RPCTarget`` for the forms). Connection happens in the background: the first
     /// calls wait for it (within their deadline).
     /// - Throws: ``RPCError`` with INVALID_ARGUMENT when the target does not parse.
+    /// - Parameter interceptors: what every call passes through, the first outermost (see ``RPCClientInterceptor``).
     public convenience init(
         target: String, configuration: RPCClientConfiguration = .init(),
-        logger: Logger = Logger(label: "plantguide.rpc.client")
+        interceptors: [any RPCClientInterceptor] = RPCClient.defaultInterceptors, logger: Logger = Logger(label: "plantguide.rpc.client")
     ) throws {
-        try self.init(target: RPCTarget(parsing: target), configuration: configuration, logger: logger)
+        try self.init(target: RPCTarget(parsing: target), configuration: configuration, interceptors: interceptors, logger: logger)
     }
 
-    public init(target: RPCTarget, configuration: RPCClientConfiguration = .init(),
-                logger: Logger = Logger(label: "plantguide.rpc.client")) throws {
-        self.target = target
-        self.configuration = configuration
-        transport = try ZeroMQTransport(target: target, configuration: configuration, logger: logger)
+    public convenience init(target: RPCTarget, configuration: RPCClientConfiguration = .init(),
+                            interceptors: [any RPCClientInterceptor] = RPCClient.defaultInterceptors,
+                            logger: Logger = Logger(label: "plantguide.rpc.client")) throws {
+        self.init(target: target, transport: try ZeroMQTransport(target: target, configuration: configuration, logger: logger),
+                  configuration: configuration, interceptors: interceptors)
     }
 
     /// Calls `server`, started in this process (``RPCServer/start()`` or ``RPCServer/startInProcess()``), with no
     /// socket: its admission, deadlines, limits and status codes apply as over ZeroMQ.
-    public init(inProcess server: RPCServer, configuration: RPCClientConfiguration = .init()) {
-        target = .endpoints(["in-process"])
+    public convenience init(inProcess server: RPCServer, configuration: RPCClientConfiguration = .init(),
+                            interceptors: [any RPCClientInterceptor] = RPCClient.defaultInterceptors) {
+        self.init(target: .endpoints(["in-process"]), transport: InProcessTransport(server: server), configuration: configuration,
+                  interceptors: interceptors)
+    }
+
+    /// A client over any transport: the rules above it (limits, deadlines, retries, interceptors) are the same.
+    public init(target: RPCTarget, transport: any ClientTransport, configuration: RPCClientConfiguration,
+                interceptors: [any RPCClientInterceptor]) {
+        self.target = target
         self.configuration = configuration
-        transport = InProcessTransport(server: server)
+        self.transport = transport
+        send = interceptors.chained { [transport, configuration] call in
+            try await Self.call(call, over: transport, configuration: configuration)
+        }
     }
 
     deinit { close() }
@@ -104,40 +120,28 @@ public final class RPCClient: Sendable {
     }
 
     /// Calls a method by path with an already serialized request; returns the serialized response with the
-    /// answer's trailing metadata.
-    ///
-    /// When a tracer is bootstrapped (swift-distributed-tracing), the call is a client span, child of the task's
-    /// current span, and its context travels in the metadata (W3C `traceparent`) for the server to continue.
+    /// answer's trailing metadata, through the client's interceptors.
     /// - Throws: ``RPCError``, whose `trailingMetadata` holds a failed answer's.
     public func reply(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions = .init()) async throws -> RPCReply<Data> {
-        let tracer = InstrumentationSystem.tracer
-        guard !(tracer is NoOpTracer) else { return try await untracedCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options) }
-        let span = tracer.startSpan(RPCSpan.name(path), ofKind: .client)
-        defer { span.end() }
-        RPCSpan.describe(span, path: path)
-        var options = options
-        tracer.inject(span.context, into: &options.metadata, using: MetadataInjector())
-        do {
-            return try await untracedCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options)
-        } catch {
-            RPCSpan.fail(span, with: RPCError(mapping: error))
-            throw error
-        }
+        try await send(RPCClientCall(path: path, payload: payload, isIdempotent: isIdempotent, options: options))
     }
 
-    private func untracedCall(path: String, payload: Data, isIdempotent: Bool, options: RPCCallOptions) async throws -> RPCReply<Data> {
+    /// One call, its retries included, over `transport`.
+    private static func call(_ call: RPCClientCall, over transport: any ClientTransport,
+                             configuration: RPCClientConfiguration) async throws -> RPCReply<Data> {
+        let (path, options) = (call.path, call.options)
         let deadline = MonotonicTime.now().advanced(by: options.timeout ?? configuration.defaultTimeout)
         var envelope = Plantguide_Rpc_V1_RpcRequest()
         envelope.method = path
         envelope.metadata = options.metadata
-        envelope.payload = payload
+        envelope.payload = call.payload
         let bytes: [UInt8] = try envelope.serializedBytes()
         guard bytes.count <= configuration.maxMessageSize else {
             throw RPCError(.resourceExhausted,
                 "request of \(bytes.count) bytes exceeds the client's limit of \(configuration.maxMessageSize) bytes")
                 .reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "message"])
         }
-        let retryable = isIdempotent || options.metadata[RPCCallOptions.idempotencyKey] != nil
+        let retryable = call.isIdempotent || options.metadata[RPCCallOptions.idempotencyKey] != nil
         var backoff = RetryBackoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff)
         var attempt = 1
         while true {
@@ -147,10 +151,11 @@ public final class RPCClient: Sendable {
             } catch let unreachable as NoReadyEndpoint {
                 guard configuration.retriesWhileUnreachable else { throw unreachable.error }
                 try await pauseBeforeRetry(after: unreachable.error, retryable: retryable, attempt: &attempt, backoff: &backoff,
-                                           deadline: deadline)
+                                           deadline: deadline, configuration: configuration)
                 continue
             } catch let error as RPCError where error.code == .unavailable {
-                try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
+                try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline,
+                                           configuration: configuration)
                 continue
             }
             guard response.hasStatus, response.status.code != .ok else {
@@ -159,12 +164,15 @@ public final class RPCClient: Sendable {
             var error = RPCError(wireStatus: response.status)
             error.trailingMetadata = response.trailingMetadata
             guard error.code == .unavailable else { throw error }
-            try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline)
+            try await pauseBeforeRetry(after: error, retryable: retryable, attempt: &attempt, backoff: &backoff, deadline: deadline,
+                                           configuration: configuration)
         }
+
     }
 
-    private func pauseBeforeRetry(
-        after error: RPCError, retryable: Bool, attempt: inout Int, backoff: inout RetryBackoff, deadline: MonotonicTime
+    private static func pauseBeforeRetry(
+        after error: RPCError, retryable: Bool, attempt: inout Int, backoff: inout RetryBackoff, deadline: MonotonicTime,
+        configuration: RPCClientConfiguration
     ) async throws {
         guard retryable, attempt < configuration.maxAttempts else { throw error }
         let pause = backoff.next()

@@ -56,7 +56,7 @@ public final class RPCServer: Service, Sendable {
         var router = RPCRouter()
         for service in services { router.register(service) }
         router.register(MetricsService(metrics: metrics))
-        self.router = router
+        self.router = router.intercepted(by: configuration.interceptors)
     }
 
     /// The bound endpoint (with the real port when bound to port 0), or nil before `start()`.

@@ -23,6 +23,9 @@ public struct RPCServerConfiguration: Sendable {
     public var handlerExecution: HandlerExecution = .globalPool
     /// ZMTP heartbeat interval, so that a dead peer is noticed. Default 2 s; the timeout is three intervals.
     public var heartbeatInterval: Duration = .seconds(2)
+    /// What every call passes through on its way to its handler, the first outermost (``RPCServerInterceptor``).
+    /// Default: tracing, then the deadline its handler's own calls inherit.
+    public var interceptors: [any RPCServerInterceptor] = [ServerTracingInterceptor(), ServerDeadlineInterceptor()]
     /// CurveZMQ: encryption, and only the allowed client keys may connect. Default nil: plain TCP, anyone.
     public var curve: CurveServerSecurity?
 
@@ -31,14 +34,8 @@ public struct RPCServerConfiguration: Sendable {
         self.bindEndpoint = bindEndpoint
     }
 
-    /// Where an ``RPCServer`` runs its handlers.
-    public enum HandlerExecution: Sendable {
-        /// Swift's global concurrent pool: right for handlers that compute (decode images, run a model).
-        case globalPool
-        /// The socket's own I/O thread, with no thread hop per call: right for handlers that only await other
-        /// work (database queues, downstream calls) and return. A handler that blocks here stalls every call.
-        case ioThread
-    }
+    /// Where an ``RPCServer`` runs its handlers (``RPCHandlerExecution``).
+    public typealias HandlerExecution = RPCHandlerExecution
 
     var effectiveTransportLimit: Int {
         transportMessageSizeLimit ?? max(maxMessageSize.multipliedReportingOverflow(by: 2).partialValue, 128 << 20)

@@ -2,7 +2,6 @@ import CZeroMQ
 import Foundation
 import Logging
 import PlantGuideProtos
-import Tracing
 
 /// A server's ROUTER socket and its calls, served on the process's ``IOThread``: it receives requests, starts
 /// handlers as tasks (at most `maxConcurrentCalls` at once, the rest queued), enforces deadlines, and sends the
@@ -271,24 +270,21 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         guard let call = calls[sequence], let request = call.request, let route = call.route else { return admission.finished() }
         let handler = route.handler
         call.request = nil
+        let arrived = call.arrived
         let context = RPCServerContext(
             requestID: request.id, method: request.method, metadata: request.metadata,
             deadline: ContinuousClock.now.advanced(by: MonotonicTime.now().duration(until: call.deadline)),
-            logger: logger
+            logger: logger, arrived: arrived
         )
-        let arrived = call.arrived
         let onIOThread = (route.execution ?? configuration.handlerExecution) == .ioThread
         call.task = Task(executorPreference: onIOThread ? thread.executor : nil) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
             var code = RPCError.Code.ok
-            let span = Self.serverSpan(for: request, arrived: arrived)
             do {
-                if let span {
-                    response.payload = try await ServiceContext.$current.withValue(span.context) { try await handler(request.payload, context) }
-                } else {
-                    response.payload = try await handler(request.payload, context)
-                }
+                let answer = try await handler(request.payload, context)
+                response.payload = answer.payload
+                response.trailingMetadata = answer.trailingMetadata
             } catch {
                 let mapped = RPCError(mapping: error)
                 if mapped.code == .unknown || mapped.code == .internal {
@@ -296,11 +292,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
                 }
                 code = mapped.code
                 response.status = mapped.wireStatus
-                if let span { RPCSpan.fail(span, with: mapped) }
-            }
-            if let span {
-                response.trailingMetadata[TraceParent.responseKey] = TraceParent.response(of: span)
-                span.end()
+                response.trailingMetadata = mapped.trailingMetadata
             }
             let reply = (try? response.serializedBytes()) ?? []
             if logger.logLevel <= .debug {
@@ -312,20 +304,6 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             }
             complete(Completion(sequence: sequence, reply: reply, code: code))
         }
-    }
-
-    /// The server span of a call when a tracer is bootstrapped: it continues the caller's trace (W3C `traceparent`
-    /// in the metadata) and covers the handler; the time the call waited before (admission queue, hand-off to a
-    /// thread) is its `plantguide.rpc.queue_wait_us`.
-    private static func serverSpan(for request: Plantguide_Rpc_V1_RpcRequest, arrived: MonotonicTime) -> (any Span)? {
-        let tracer = InstrumentationSystem.tracer
-        guard !(tracer is NoOpTracer) else { return nil }
-        var parent = ServiceContext.topLevel
-        tracer.extract(request.metadata, into: &parent, using: MetadataExtractor())
-        let span = tracer.startSpan(RPCSpan.name(request.method), context: parent, ofKind: .server)
-        RPCSpan.describe(span, path: request.method)
-        span.attributes["plantguide.rpc.queue_wait_us"] = Int(arrived.duration(until: .now()).fractionalMilliseconds * 1_000)
-        return span
     }
 
     /// Answers a probe (health, metrics) right here on the I/O thread, ahead of admission: a full queue or busy

@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PostgresNIO
 
 /// Care tasks as rows of PostgreSQL's table `task` (states and kinds as the wire's numbers, as in SQLite).

@@ -2,7 +2,7 @@ import Foundation
 import PlantGuideCore
 import PlantGuideHTTP
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideWebPush
 
 /// Sends reminders to browsers by Web Push: the payload encrypted for the subscription (RFC 8291), the request

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// The reminder outbox in SQLite: one writer, so collecting and delivering need no leases.
 extension SQLiteScheduling {

@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import PlantGuideStorage
 import SwiftProtobuf
 

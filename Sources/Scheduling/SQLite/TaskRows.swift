@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// Care tasks as rows of table `task`. States are the wire's numbers: 1 scheduled, 2 completed, 3 snoozed,

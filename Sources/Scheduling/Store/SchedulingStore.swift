@@ -1,7 +1,7 @@
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
-import PlantGuideRPC
+import PlantGuideRPCCore
 import SwiftProtobuf
 
 /// Schedules, tasks and preferences, scoped by owner. It validates what callers send; planning is

@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// At debug level, one log line per request: its method, its route's template (never the path, which may hold a
 /// calendar secret), its status, how long it took, and its trace id (the span's, else the caller's `traceparent`).

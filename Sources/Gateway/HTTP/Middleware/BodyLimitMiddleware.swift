@@ -1,5 +1,5 @@
 import Hummingbird
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// Reads a request's body up to `maxBytes` before any route sees it, and answers a larger one with 413 and a
 /// `google.rpc.Status` (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE): no handler reads more than the limit, nor waits on

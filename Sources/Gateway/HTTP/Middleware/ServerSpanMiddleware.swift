@@ -1,5 +1,5 @@
 import Hummingbird
-import PlantGuideRPC
+import PlantGuideRPCCore
 import Tracing
 
 /// With a tracer bootstrapped, serves each request inside a server span that continues the caller's trace (W3C

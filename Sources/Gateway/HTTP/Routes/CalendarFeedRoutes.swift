@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import PlantGuideRPC
+import PlantGuideRPCCore
 
 /// A calendar feed as the HTTP front serves it: the document (nil when the client's version is current) and its
 /// version, the ETag.
@@ -35,10 +35,8 @@ struct CalendarFeedRoutes: Sendable {
             }
             headers[.contentType] = "text/calendar; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ics)))
-        } catch let error as RPCError {
-            return APIAnswer.failure(error)
         } catch {
-            return APIAnswer.failure(RPCError(.internal, "the calendar could not be made"))
+            return APIAnswer.failure(RPCError(mapping: error))
         }
     }
 }

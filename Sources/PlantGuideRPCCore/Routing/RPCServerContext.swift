@@ -10,14 +10,18 @@ public struct RPCServerContext: Sendable {
     public let metadata: [String: String]
     /// When the caller stops waiting. Pass what is left of it to downstream calls.
     public let deadline: ContinuousClock.Instant
+    /// When the call arrived at the server, for the time it waited before its handler ran; nil in process.
+    package let arrived: MonotonicTime?
     private let baseLogger: Logger
 
-    init(requestID: UInt64, method: String, metadata: [String: String], deadline: ContinuousClock.Instant, logger: Logger) {
+    package init(requestID: UInt64, method: String, metadata: [String: String], deadline: ContinuousClock.Instant, logger: Logger,
+                 arrived: MonotonicTime? = nil) {
         self.requestID = requestID
         self.method = method
         self.metadata = metadata
         self.deadline = deadline
         self.baseLogger = logger
+        self.arrived = arrived
     }
 
     /// Metadata key of the authenticated user's id, set by the gateway.

@@ -118,10 +118,10 @@ public enum RPCErrorReason {
 }
 
 extension RPCErrorDetails {
-    static let typePrefix = "type.googleapis.com/"
+    package static let typePrefix = "type.googleapis.com/"
 
     /// The details packed as `google.protobuf.Any`s, in the order BadRequest, ErrorInfo, RetryInfo.
-    var wire: [Google_Protobuf_Any] {
+    package var wire: [Google_Protobuf_Any] {
         var packed: [Google_Protobuf_Any] = []
         if !fieldViolations.isEmpty {
             let message = Plantguide_Rpc_V1_BadRequest.with {
@@ -155,7 +155,7 @@ extension RPCErrorDetails {
     }
 
     /// The details a wire status carries; ones this version does not know are skipped.
-    init(wire details: [Google_Protobuf_Any]) {
+    package init(wire details: [Google_Protobuf_Any]) {
         self.init()
         for detail in details {
             switch detail.typeURL {
@@ -176,7 +176,7 @@ extension RPCErrorDetails {
         }
     }
 
-    static func typeURL<M: SwiftProtobuf.Message>(_: M.Type) -> String { typePrefix + M.protoMessageName }
+    package static func typeURL<M: SwiftProtobuf.Message>(_: M.Type) -> String { typePrefix + M.protoMessageName }
 
     private static func pack<M: SwiftProtobuf.Message>(_ message: M) -> Google_Protobuf_Any {
         var any = Google_Protobuf_Any()
@@ -188,12 +188,12 @@ extension RPCErrorDetails {
 
 extension RPCError {
     /// UNIMPLEMENTED for a method this server does not serve; the name is quoted, so an empty one reads as ''.
-    static func unknownMethod(_ path: String) -> RPCError {
+    package static func unknownMethod(_ path: String) -> RPCError {
         RPCError(.unimplemented, "unknown method '\(path)'")
     }
 
     /// UNAVAILABLE while the server shuts down: another instance (or this one, restarted) can answer in a second.
-    static func shuttingDown(_ message: String) -> RPCError {
+    package static func shuttingDown(_ message: String) -> RPCError {
         RPCError(.unavailable, message)
             .reason(RPCErrorReason.shuttingDown, domain: RPCErrorReason.transportDomain)
             .retry(after: .seconds(1))

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Something that owns a thread and runs jobs handed to it (the process's ``IOThread``).
-protocol JobRunner: AnyObject, Sendable {
+package protocol JobRunner: AnyObject, Sendable {
     /// Queues `job` to run on the owner's thread; returns false when the owner has stopped.
     func enqueueJob(_ job: UnownedJob) -> Bool
 }
@@ -15,9 +15,9 @@ protocol JobRunner: AnyObject, Sendable {
 public final class IOThreadExecutor: TaskExecutor, @unchecked Sendable {
     private weak var runner: (any JobRunner)?
 
-    init() {}
+    package init() {}
 
-    func attach(_ runner: any JobRunner) { self.runner = runner }
+    package func attach(_ runner: any JobRunner) { self.runner = runner }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
@@ -30,7 +30,7 @@ public final class IOThreadExecutor: TaskExecutor, @unchecked Sendable {
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Runs `jobs` on the calling thread, which must be the owner's.
-    func run(_ jobs: [UnownedJob]) {
+    package func run(_ jobs: [UnownedJob]) {
         let executor = asUnownedTaskExecutor()
         for job in jobs { job.runSynchronously(on: executor) }
     }

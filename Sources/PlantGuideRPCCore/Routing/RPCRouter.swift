@@ -30,20 +30,20 @@ extension RPCService {
 /// Maps method paths to typed handlers.
 public struct RPCRouter: Sendable {
     /// A handler with its message types erased: payload bytes in, payload bytes out.
-    typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> Data
+    package typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> RPCServerResponse
 
     /// A probe's handler: synchronous, cheap, answered on the server's I/O thread ahead of admission.
-    typealias Probe = @Sendable (Data) throws -> Data
+    package typealias Probe = @Sendable (Data) throws -> Data
 
     /// A method's handler and, when the method chose, where it runs.
-    struct Route: Sendable {
-        let handler: ErasedHandler
-        /// Overrides the server's ``RPCServerConfiguration/handlerExecution`` for this method when set.
-        let execution: RPCServerConfiguration.HandlerExecution?
+    package struct Route: Sendable {
+        package let handler: ErasedHandler
+        /// Overrides the server's handler execution for this method when set.
+        package let execution: RPCHandlerExecution?
     }
 
-    private(set) var routes: [String: Route] = [:]
-    private(set) var probes: [String: Probe] = [:]
+    package private(set) var routes: [String: Route] = [:]
+    package private(set) var probes: [String: Probe] = [:]
     /// The fully qualified names of the services with at least one registered method (for health checks).
     public private(set) var serviceNames: Set<String> = []
 
@@ -53,11 +53,11 @@ public struct RPCRouter: Sendable {
     ///
     /// The payload is decoded before the handler runs (INVALID_ARGUMENT if it does not parse as `Request`),
     /// and what the handler throws becomes the call's status (see ``RPCError``).
-    /// - Parameter execution: where the handler runs, whatever the server's ``RPCServerConfiguration/handlerExecution``;
+    /// - Parameter execution: where the handler runs, whatever the server's handler execution;
     ///   nil follows the server. `.ioThread` suits a cheap method that only awaits (a read of one row, a cache
     ///   hit): it is answered with no thread hand-off. Never for one that computes or blocks.
     public mutating func register<Request, Response>(
-        _ method: RPCMethod<Request, Response>, runsOn execution: RPCServerConfiguration.HandlerExecution? = nil,
+        _ method: RPCMethod<Request, Response>, runsOn execution: RPCHandlerExecution? = nil,
         handler: @escaping @Sendable (Request, RPCServerContext) async throws -> Response
     ) {
         let erased: ErasedHandler = { payload, context in
@@ -67,7 +67,7 @@ public struct RPCRouter: Sendable {
             } catch {
                 throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
             }
-            return try await handler(request, context).serializedBytes()
+            return RPCServerResponse(payload: try await handler(request, context).serializedBytes())
         }
         routes[method.path] = Route(handler: erased, execution: execution)
         serviceNames.insert(String(method.serviceName))
@@ -76,7 +76,7 @@ public struct RPCRouter: Sendable {
     /// Registers a probe: a method answered at once on the server's I/O thread, never queued behind other calls
     /// (health checks and metrics, which orchestrators and scrapers must get even when the service is saturated).
     /// The handler must be cheap and must not block.
-    mutating func registerProbe<Request, Response>(
+    package mutating func registerProbe<Request, Response>(
         _ method: RPCMethod<Request, Response>, handler: @escaping @Sendable (Request) throws -> Response
     ) {
         probes[method.path] = { payload in
@@ -97,7 +97,12 @@ public struct RPCRouter: Sendable {
         service.registerMethods(with: &self)
     }
 
-    func route(for path: String) -> Route? { routes[path] }
+    package func route(for path: String) -> Route? { routes[path] }
 
-    func probe(for path: String) -> Probe? { probes[path] }
+    /// Replaces every method's handler by `wrap` of it (probes are left alone).
+    mutating func wrapHandlers(_ wrap: (@escaping ErasedHandler) -> ErasedHandler) {
+        routes = routes.mapValues { Route(handler: wrap($0.handler), execution: $0.execution) }
+    }
+
+    package func probe(for path: String) -> Probe? { probes[path] }
 }

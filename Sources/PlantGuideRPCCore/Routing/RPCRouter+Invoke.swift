@@ -25,13 +25,13 @@ extension RPCRouter {
         if let route = route(for: path) {
             run = route.handler
         } else if let probe = probe(for: path) {
-            run = { payload, _ in try probe(payload) }
+            run = { payload, _ in RPCServerResponse(payload: try probe(payload)) }
         } else {
             return Outcome(payload: nil, error: RPCError.unknownMethod(path))
         }
         return await withTaskExecutorPreference(executor) {
             do {
-                return Outcome(payload: try await run(payload, context), error: nil)
+                return Outcome(payload: try await run(payload, context).payload, error: nil)
             } catch {
                 return Outcome(payload: nil, error: RPCError(mapping: error))
             }

@@ -4,7 +4,7 @@ import PlantGuideProtos
 /// What carries a client's calls to a server and the replies back: ZeroMQ sockets (``ZeroMQTransport``) or,
 /// within one process, the server's own loop (``InProcessTransport``). Everything above it is the same for both:
 /// message limits, deadlines, retries, metadata and status codes.
-protocol ClientTransport: Sendable {
+public protocol ClientTransport: Sendable {
     /// Sends one attempt of a call (`envelope`: the serialized `RpcRequest` without id and timeout) and returns
     /// the server's response envelope.
     /// - Throws: ``RPCError`` (CANCELLED, DEADLINE_EXCEEDED, UNAVAILABLE), or ``NoReadyEndpoint`` when nothing was
@@ -17,4 +17,14 @@ protocol ClientTransport: Sendable {
     var executor: IOThreadExecutor { get }
     /// Fails calls in flight with UNAVAILABLE and refuses later ones.
     func close()
+}
+
+/// Thrown by a ``ClientTransport`` for a call that no endpoint could take (nothing was sent), so that the client
+/// can tell it from a server's UNAVAILABLE; it carries the UNAVAILABLE error to report.
+public struct NoReadyEndpoint: Error {
+    public let error: RPCError
+
+    public init(error: RPCError) {
+        self.error = error
+    }
 }

@@ -78,7 +78,7 @@ public protocol RPCStatusConvertible: Error {
 
 extension RPCError {
     /// The wire status for this error.
-    var wireStatus: Plantguide_Rpc_V1_Status {
+    package var wireStatus: Plantguide_Rpc_V1_Status {
         var status = Plantguide_Rpc_V1_Status()
         status.code = Plantguide_Rpc_V1_StatusCode(rawValue: code.rawValue) ?? .unknown
         status.message = message
@@ -87,16 +87,16 @@ extension RPCError {
     }
 
     /// The error a wire status stands for (an unknown number reads as UNKNOWN).
-    init(wireStatus status: Plantguide_Rpc_V1_Status) {
+    package init(wireStatus status: Plantguide_Rpc_V1_Status) {
         self.init(Code(rawValue: status.code.rawValue) ?? .unknown, status.message)
         details = RPCErrorDetails(wire: status.details)
     }
 
     /// What a caller reads of an error that escaped the service's own statuses.
-    static let internalMessage = "internal error; the service's log has the details under this call's request id"
+    package static let internalMessage = "internal error; the service's log has the details under this call's request id"
 
     /// Maps anything a handler threw to the status the caller sees.
-    init(mapping error: any Error) {
+    public init(mapping error: any Error) {
         switch error {
         case let error as RPCError:
             self = error
