@@ -33,6 +33,10 @@ public struct CareDataRPCService: RPCService {
         }
     }
 
+    /// Its handlers only await (the cache's database, the providers' HTTP, on
+    /// threads of its own). So they run where the calls arrive, on the RPC I/O thread.
+    public var handlerExecution: RPCHandlerExecution? { .ioThread }
+
     public func registerMethods(with router: inout RPCRouter) {
         let provider = self.provider
         typealias Methods = Plantguide_Caredata_V1_CareDataService

@@ -54,6 +54,10 @@ public struct CollectionRPCService: RPCService {
 
     public var isReady: Bool { database?.isReachable ?? true }
 
+    /// Its handlers only await (the database's queue or pool, other services); hashing, thumbnails and archives run
+    /// on ``BlockingWork``'s threads. So they run where the calls arrive, on the RPC I/O thread.
+    public var handlerExecution: RPCHandlerExecution? { .ioThread }
+
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Collection_V1_CollectionService
         let plants = self.plants

@@ -11,7 +11,7 @@ public final class Downstream: Sendable {
     public let scheduling: RPCClient
 
     /// The four services' clients as given: ZeroMQ clients in the service, ``RPCClient/init(inProcess:)`` clients
-    /// of the services' own handlers in tests, which then need no process.
+    /// of the services' own handlers in tests, which then need no process. Each must have ``interceptors``.
     public init(identification: RPCClient, caredata: RPCClient, collection: RPCClient, scheduling: RPCClient) {
         self.identification = identification
         self.caredata = caredata
@@ -23,11 +23,16 @@ public final class Downstream: Sendable {
     /// - Throws: when a target is malformed.
     public convenience init(configuration: GatewayConfiguration) throws {
         let client = Self.clientConfiguration(configuration)
-        try self.init(identification: RPCClient(target: configuration.identification, configuration: client),
-                      caredata: RPCClient(target: configuration.caredata, configuration: client),
-                      collection: RPCClient(target: configuration.collection, configuration: client),
-                      scheduling: RPCClient(target: configuration.scheduling, configuration: client))
+        func connect(_ target: String) throws -> RPCClient {
+            try RPCClient(target: target, configuration: client, interceptors: Self.interceptors)
+        }
+        try self.init(identification: connect(configuration.identification), caredata: connect(configuration.caredata),
+                      collection: connect(configuration.collection), scheduling: connect(configuration.scheduling))
     }
+
+    /// What the gateway's calls to the services pass through: tracing, then the caller's id, trace id and deadline.
+    /// A client given to ``init(identification:caredata:collection:scheduling:)`` needs them too.
+    public static let interceptors: [any RPCClientInterceptor] = [ClientTracingInterceptor(), CallerMetadataInterceptor()]
 
     /// How the gateway's clients reach the services: quick to find a service again, quick to give up on one gone.
     static func clientConfiguration(_ configuration: GatewayConfiguration) -> RPCClientConfiguration {
@@ -57,17 +62,15 @@ public final class Downstream: Sendable {
         [("identification", identification), ("caredata", caredata), ("collection", collection), ("scheduling", scheduling)]
     }
 
-    /// Calls `method` on `client` as `user` within `budget`.
+    /// Calls `method` on `client` as `user`, within what is left of `user`'s deadline (the metadata is written by
+    /// ``CallerMetadataInterceptor``, which every client of the gateway has).
     /// - Throws: the service's ``RPCError``; UNAVAILABLE and DEADLINE_EXCEEDED carry an ErrorInfo naming the
     ///   service (metadata "service").
     func call<Request, Response>(
         _ client: RPCClient, _ method: RPCMethod<Request, Response>, _ request: Request, as user: Caller
     ) async throws -> Response {
-        let remaining = max(.milliseconds(1), ContinuousClock.now.duration(to: user.deadline))
-        var metadata = [RPCServerContext.userIDKey: user.id]
-        if let trace = user.traceID { metadata[RPCServerContext.traceIDKey] = trace }
         do {
-            return try await client.call(method, request, options: .init(timeout: remaining, metadata: metadata))
+            return try await Caller.$current.withValue(user) { try await client.call(method, request) }
         } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
             let service = named.first { $0.client === client }?.name ?? "a service"
             var named = error
@@ -85,6 +88,11 @@ public final class Downstream: Sendable {
 
 /// Who a gateway call is for, and until when.
 struct Caller: Sendable {
+    /// The caller a gateway method serves: set by ``CallerAuthenticationInterceptor`` for the RPC and HTTP fronts'
+    /// handlers, and by ``Downstream/call(_:_:_:as:)`` for each downstream call (whose metadata
+    /// ``CallerMetadataInterceptor`` writes from it).
+    @TaskLocal static var current: Caller?
+
     var id: String
     var deadline: ContinuousClock.Instant
     var traceID: String?

@@ -10,7 +10,7 @@ struct GatewayMethods: Sendable {
         /// What the caller may do with a collection; nil for a method that needs no token (sign-up, sign-in).
         let scope: CollectionScope?
         let body: @Sendable (any Sendable, Caller?) async throws -> any Sendable
-        let register: @Sendable (inout RPCRouter, CallerAuthenticator) -> Void
+        let register: @Sendable (inout RPCRouter) -> Void
     }
 
     let authenticator: CallerAuthenticator
@@ -44,20 +44,18 @@ struct GatewayMethods: Sendable {
                 guard let request = request as? Request else { throw RPCError(.internal, "\(method.path) was called with another message") }
                 return try await body(request, caller)
             },
-            register: { router, authenticator in
-                router.register(method) { request, context in
-                    guard let scope else { return try await body(request, nil) }
-                    let caller = try await authenticator.caller(
-                        authorization: context.metadata["authorization"], collectionOwner: context.metadata[CallerAuthenticator.collectionOwnerKey],
-                        scope: scope, deadline: context.deadline, traceID: context.traceID)
-                    return try await body(request, caller)
-                }
-            })
+            // The caller was made by the authentication interceptor (``interceptor``).
+            register: { router in router.register(method) { request, _ in try await body(request, Caller.current) } })
     }
 
     /// Registers every method with the RPC router.
     func register(with router: inout RPCRouter) {
-        for entry in entries.values { entry.register(&router, authenticator) }
+        for entry in entries.values { entry.register(&router) }
+    }
+
+    /// What makes each method's caller from the call's metadata, for the RPC and HTTP fronts.
+    var interceptor: CallerAuthenticationInterceptor {
+        CallerAuthenticationInterceptor(authenticator: authenticator, scopes: entries.compactMapValues(\.scope))
     }
 
     /// Calls `method` in process as the owner of `token` (none: only a method anyone may call succeeds).

@@ -114,6 +114,13 @@ public final class GatewayRPCService: RPCService {
         methods.register(with: &router)
     }
 
+    /// The gateway's handlers only await (the services, its database's queue); a password's Argon2id, the one heavy
+    /// step, runs on a pool of its own (``PasswordHasher``).
+    public var handlerExecution: RPCHandlerExecution? { .ioThread }
+
+    /// The caller of every method, made once from the call's token before the method runs.
+    public var interceptors: [any RPCServerInterceptor] { [methods.interceptor] }
+
     /// Every method of the gateway, on its use cases and account stores.
     private static func methods(
         services: Downstream, pending: PendingWork, identificationSettings: IdentificationSettingsStore, accounts: AccountStore,

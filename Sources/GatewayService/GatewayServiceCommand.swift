@@ -138,7 +138,7 @@ struct Serve: AsyncParsableCommand {
         }
         let httpHost = String(httpText[..<colon])
         let choice = try storage.resolve(service: "gateway", environment: environment)
-        try await runService(name: "plantguide-gateway", options: resolved, handlerExecution: .ioThread) { environment in
+        try await runService(name: "plantguide-gateway", options: resolved) { environment in
             let gateway: GatewayRPCService
             let maintenance: any Service
             if case .postgres(let settings) = choice {

@@ -11,6 +11,9 @@ public struct IdentificationRPCService: RPCService {
         self.identifier = identifier
     }
 
+    /// Its handlers decode images and run the model: they compute, so they run on Swift's global pool.
+    public var handlerExecution: RPCHandlerExecution? { .globalPool }
+
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Identification_V1_IdentificationService
         let identifier = self.identifier

@@ -21,14 +21,11 @@ public struct ServiceEnvironment: Sendable {
 /// serves the services `makeServices` builds plus health and metrics, and drains on shutdown.
 ///
 /// Executables call this from `main`; libraries never do (they never bootstrap logging or metrics).
-/// - Parameters:
-///   - handlerExecution: `.ioThread` for services whose handlers only await (databases, HTTP, other services)
-///     and never compute for long; the default global pool otherwise.
-///   - makeServices: the RPC services to serve, and any long-running work beside them.
+/// Each service places its own handlers (``RPCService/handlerExecution``); the server's default is the global pool.
+/// - Parameter makeServices: the RPC services to serve, and any long-running work beside them.
 public func runService(
     name: String,
     options: ResolvedServiceOptions,
-    handlerExecution: RPCServerConfiguration.HandlerExecution = .globalPool,
     makeServices: (ServiceEnvironment) async throws -> ServiceSet
 ) async throws {
     let level = options.logLevel
@@ -70,7 +67,6 @@ public func runService(
     configuration.maxMessageSize = options.maxMessageSize
     configuration.maxConcurrentCalls = options.maxConcurrentCalls
     configuration.maxQueuedCalls = options.maxQueuedCalls
-    configuration.handlerExecution = handlerExecution
     configuration.curve = options.curve
     let server = RPCServer(configuration: configuration, services: made.rpc, registry: registry, logger: logger)
     // A group shuts its services down last to first: the server comes last so that it stops taking calls the

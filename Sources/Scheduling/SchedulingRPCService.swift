@@ -67,6 +67,10 @@ public struct SchedulingRPCService: RPCService {
         configuration.vapid.map { WebPushSender(key: $0, allowLoopback: configuration.allowLoopbackReceivers, appOrigin: configuration.appOrigin) }
     }
 
+    /// Its handlers only await (the database's queue or pool, other services); Web Push's encryption and
+    /// webhooks run on their own tasks. So they run where the calls arrive, on the RPC I/O thread.
+    public var handlerExecution: RPCHandlerExecution? { .ioThread }
+
     public func registerMethods(with router: inout RPCRouter) {
         typealias Methods = Plantguide_Scheduling_V1_SchedulingService
         let store = self.store

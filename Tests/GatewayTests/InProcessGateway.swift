@@ -36,7 +36,7 @@ struct InProcessGateway {
             let server = RPCServer(configuration: RPCServerConfiguration(bindEndpoint: "tcp://127.0.0.1:0"), services: [service], logger: logger)
             try server.startInProcess()
             TestResources.track(server)
-            return RPCClient(inProcess: server, configuration: .forTests)
+            return RPCClient(inProcess: server, configuration: .forTests, interceptors: Downstream.interceptors)
         }
         var identification = IdentificationConfiguration(dataDirectory: try data("identification"), plantnet: .init(apiKey: nil))
         identification.offline = true

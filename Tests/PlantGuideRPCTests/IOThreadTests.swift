@@ -69,6 +69,50 @@ struct IOThreadTests {
         await downstreamA.shutdown()
         await downstreamB.shutdown()
     }
+
+    @Test("the watchdog names a handler that blocks the I/O thread, and not one that only awaits as long")
+    func watchdogNamesBlockingHandler() async throws {
+        let front = RPCServer(configuration: .init(bindEndpoint: "tcp://127.0.0.1:0"), services: [HoldingService()], logger: .init(label: "holding"))
+        try front.startInProcess()
+        TestResources.track(front)
+        let client = RPCClient(inProcess: front, configuration: .forTests)
+        defer { client.close() }
+        let before = IOThreadWatchdog.reports.count
+
+        _ = try await client.call(HoldingService.awaiting, .init())
+        _ = try await client.call(HoldingService.blocking, .init())
+
+        let reports = IOThreadWatchdog.reports.dropFirst(before)
+        #if DEBUG
+        let blocked = reports.filter { $0.methods.contains(HoldingService.blocking.path) }
+        #expect(blocked.count == 1 && blocked.first.map { $0.wall >= .milliseconds(50) } == true, "\(Array(reports))")
+        #expect(!reports.contains { $0.methods == [HoldingService.awaiting.path] }, "\(Array(reports))")
+        #else
+        #expect(reports.isEmpty, "release builds measure nothing")
+        #endif
+        await front.shutdown()
+    }
+}
+
+/// Two methods on the I/O thread that take 50 ms each: one blocks the thread (what no handler there may do), one
+/// awaits.
+private struct HoldingService: RPCService {
+    typealias Method = RPCMethod<Plantguide_Health_V1_HealthCheckRequest, Plantguide_Metrics_V1_ScrapeResponse>
+    static let blocking = Method(path: "/plantguide.test.v1.Holding/Block", isIdempotent: true)
+    static let awaiting = Method(path: "/plantguide.test.v1.Holding/Await", isIdempotent: true)
+
+    var handlerExecution: RPCHandlerExecution? { .ioThread }
+
+    func registerMethods(with router: inout RPCRouter) {
+        router.register(Self.blocking) { _, _ in
+            usleep(50_000)
+            return .init()
+        }
+        router.register(Self.awaiting) { _, _ in
+            try await Task.sleep(for: .milliseconds(50))
+            return .init()
+        }
+    }
 }
 
 /// A front that calls two services at once for each request and joins their answers, naming the thread it

@@ -49,6 +49,8 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         var task: Task<Void, Never>?
         /// Whether it waited in the admission queue before it started.
         var queued = false
+        /// Whether its handler runs on the I/O thread (``IOThreadWatchdog`` names it while it does).
+        var onIOThread = false
 
         init(replyPath: ReplyPath, requestID: UInt64, method: String, arrived: MonotonicTime, deadline: MonotonicTime,
              route: RPCRouter.Route?, request: Plantguide_Rpc_V1_RpcRequest? = nil) {
@@ -277,6 +279,10 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             logger: logger, arrived: arrived
         )
         let onIOThread = (route.execution ?? configuration.handlerExecution) == .ioThread
+        if onIOThread {
+            call.onIOThread = true
+            IOThreadWatchdog.began(call.method)
+        }
         call.task = Task(executorPreference: onIOThread ? thread.executor : nil) { [self] in
             var response = Plantguide_Rpc_V1_RpcResponse()
             response.id = request.id
@@ -329,6 +335,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
 
     private func finish(_ completion: Completion) {
         guard let call = calls.removeValue(forKey: completion.sequence) else { return }  // timed out already
+        if call.onIOThread { IOThreadWatchdog.ended(call.method) }
         admission.finished()
         send(completion.reply, to: call)
         metrics.record(method: call.method, code: completion.code, since: call.arrived)
@@ -337,6 +344,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     private func expireDeadlines(now: MonotonicTime) {
         while let sequence = deadlines.popExpired(now: now) {
             guard let call = calls.removeValue(forKey: sequence) else { continue }
+            if call.onIOThread { IOThreadWatchdog.ended(call.method) }
             if let task = call.task {
                 task.cancel()
                 admission.finished()
@@ -349,6 +357,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
 
     private func abandonRemainingCalls() {
         for (_, call) in calls {
+            if call.onIOThread { IOThreadWatchdog.ended(call.method) }
             call.task?.cancel()
             reply(to: call, error: .shuttingDown("the server shut down before the call finished"))
         }

@@ -78,7 +78,11 @@ final class IOThread: JobRunner, @unchecked Sendable {
             mailbox.takeMessages(into: &adopted)
             for case .adopt(let participant) in adopted { participants.append(participant) }
             mailbox.takeJobs(into: &jobs)
+            #if DEBUG
+            for job in jobs { IOThreadWatchdog.measure { executor.run(job) } }
+            #else
             executor.run(jobs)
+            #endif
             var index = 0
             while index < participants.count {
                 if participants[index].turn() {

@@ -21,10 +21,24 @@ public protocol RPCService: Sendable {
     /// Health/Check answers NOT_SERVING, so that load balancers and readiness probes turn away. Cheap: probes
     /// read it on the server's I/O thread.
     var isReady: Bool { get }
+
+    /// What the service's own methods pass through, inside the server's interceptors (the gateway's caller
+    /// authentication): wherever the service is hosted, its methods are never reached without them.
+    var interceptors: [any RPCServerInterceptor] { get }
+
+    /// Where its handlers run, by what they do: `.ioThread` for a service whose handlers only await (a database
+    /// queue, HTTP, other services) and move any heavy step onto a pool of their own; `.globalPool` for one whose
+    /// handlers compute (a model, image decoding). Nil leaves it to the server. A method registered with its own
+    /// placement keeps it.
+    var handlerExecution: RPCHandlerExecution? { get }
 }
 
 extension RPCService {
     public var isReady: Bool { true }
+
+    public var interceptors: [any RPCServerInterceptor] { [] }
+
+    public var handlerExecution: RPCHandlerExecution? { nil }
 }
 
 /// Maps method paths to typed handlers.
@@ -92,9 +106,20 @@ public struct RPCRouter: Sendable {
         serviceNames.insert(String(method.serviceName))
     }
 
-    /// Registers every method of `service`.
+    /// Registers every method of `service`, behind the service's own interceptors, where the service places them.
     public mutating func register(_ service: any RPCService) {
-        service.registerMethods(with: &self)
+        var own = RPCRouter()
+        service.registerMethods(with: &own)
+        own = own.intercepted(by: service.interceptors)
+        for (path, route) in own.routes {
+            routes[path] = Route(handler: route.handler, execution: route.execution ?? service.handlerExecution)
+            probes[path] = nil
+        }
+        for (path, probe) in own.probes {
+            probes[path] = probe
+            routes[path] = nil
+        }
+        serviceNames.formUnion(own.serviceNames)
     }
 
     package func route(for path: String) -> Route? { routes[path] }

@@ -34,4 +34,9 @@ public final class IOThreadExecutor: TaskExecutor, @unchecked Sendable {
         let executor = asUnownedTaskExecutor()
         for job in jobs { job.runSynchronously(on: executor) }
     }
+
+    /// Runs `job` on the calling thread, which must be the owner's.
+    package func run(_ job: UnownedJob) {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+    }
 }

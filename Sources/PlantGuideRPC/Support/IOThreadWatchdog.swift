@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// In debug builds, catches what holds the RPC I/O thread: a job that ran there longer than ``threshold`` while it
+/// was not merely preempted (it blocked, or computed) is reported, naming the handlers running on the thread then.
+/// Every handler placed on the I/O thread must only await; this is how a test finds one that does not.
+///
+/// A job preempted by the kernel (a busy machine) is judged by its CPU time alone, so that a loaded test run does
+/// not report a handler that only waited for a core. Release builds measure nothing.
+public enum IOThreadWatchdog {
+    /// One job that held the thread.
+    public struct Report: Sendable, CustomStringConvertible {
+        /// The methods whose handlers were running on the I/O thread then, sorted; empty when none was (a task
+        /// that prefers the thread's executor, such as the gateway's web pages).
+        public let methods: [String]
+        public let wall: Duration
+        public let cpu: Duration
+
+        public var description: String {
+            "the RPC I/O thread was held \(wall.fractionalMilliseconds) ms (\(cpu.fractionalMilliseconds) ms of CPU) while "
+                + (methods.isEmpty ? "no handler was running on it" : "running \(methods.joined(separator: ", "))")
+        }
+    }
+
+    /// How long one job may hold the thread: PLANTGUIDE_IO_WATCHDOG_MS, else 10 ms (a debug build's protobuf and
+    /// SQLite code is several times slower than a release build's).
+    public static let threshold: Duration = .milliseconds(
+        ProcessInfo.processInfo.environment["PLANTGUIDE_IO_WATCHDOG_MS"].flatMap(Int.init) ?? 10)
+
+    /// Every report so far (at most the last 1,000).
+    public static var reports: [Report] { recorded.withLock { $0 } }
+
+    private static let recorded = Mutex<[Report]>([])
+    private static let logger = Logger(label: "plantguide.rpc.watchdog")
+    /// The methods running on the thread, with how many calls of each. The I/O thread only.
+    nonisolated(unsafe) private static var running: [String: Int] = [:]
+
+    /// A handler of `method` started on the I/O thread. The I/O thread only.
+    static func began(_ method: String) {
+        #if DEBUG
+        running[method, default: 0] += 1
+        #endif
+    }
+
+    /// A handler of `method` that ran on the I/O thread is done. The I/O thread only.
+    static func ended(_ method: String) {
+        #if DEBUG
+        if let count = running[method] { running[method] = count > 1 ? count - 1 : nil }
+        #endif
+    }
+
+    /// Runs `job`, measured in debug builds. The I/O thread only.
+    static func measure(_ job: () -> Void) {
+        #if DEBUG
+        let before = Sample()
+        job()
+        let after = Sample()
+        let wall = Duration.nanoseconds(after.wall - before.wall)
+        let cpu = Duration.nanoseconds(after.cpu - before.cpu)
+        let preempted = after.involuntarySwitches > before.involuntarySwitches
+        guard wall > threshold, !preempted || cpu > threshold else { return }
+        let report = Report(methods: running.keys.sorted(), wall: wall, cpu: cpu)
+        logger.warning("\(report)")
+        recorded.withLock { reports in
+            if reports.count >= 1_000 { reports.removeFirst() }
+            reports.append(report)
+        }
+        #else
+        job()
+        #endif
+    }
+
+    /// The calling thread's clocks.
+    private struct Sample {
+        let wall: Int64
+        let cpu: Int64
+        let involuntarySwitches: Int
+
+        init() {
+            var spec = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &spec)
+            wall = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+            cpu = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+            var usage = rusage()
+            getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD (GNU), which Glibc's module does not name
+            involuntarySwitches = usage.ru_nivcsw
+        }
+    }
+}
