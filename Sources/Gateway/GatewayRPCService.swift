@@ -57,6 +57,8 @@ public final class GatewayRPCService: RPCService {
         clientAddresses = configuration.clientAddresses
         signUpPolicy = configuration.signUp
         self.logger = logger
+        // The password blocklist is read now, not by the first sign-up's handler on the RPC I/O thread.
+        _ = PasswordPolicy.common.count
         methods = Self.methods(services: self.services, pending: pending, identificationSettings: identificationSettings, accounts: accounts,
                                households: households, passwords: passwords, passkeys: passkeys, authenticator: authenticator)
     }

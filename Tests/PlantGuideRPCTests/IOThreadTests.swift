@@ -84,8 +84,8 @@ struct IOThreadTests {
 
         let reports = IOThreadWatchdog.reports.dropFirst(before)
         #if DEBUG
-        let blocked = reports.filter { $0.methods.contains(HoldingService.blocking.path) }
-        #expect(blocked.count == 1 && blocked.first.map { $0.wall >= .milliseconds(50) } == true, "\(Array(reports))")
+        // Another test's handler may be on the thread too, and be named beside it; the 50 ms blocked are this one's.
+        #expect(reports.contains { $0.methods.contains(HoldingService.blocking.path) && $0.blocked >= .milliseconds(40) }, "\(Array(reports))")
         #expect(!reports.contains { $0.methods == [HoldingService.awaiting.path] }, "\(Array(reports))")
         #else
         #expect(reports.isEmpty, "release builds measure nothing")

@@ -2,12 +2,14 @@ import Foundation
 import Logging
 import Synchronization
 
-/// In debug builds, catches what holds the RPC I/O thread: a job that ran there longer than ``threshold`` while it
-/// was not merely preempted (it blocked, or computed) is reported, naming the handlers running on the thread then.
-/// Every handler placed on the I/O thread must only await; this is how a test finds one that does not.
+/// In debug builds, catches what holds the RPC I/O thread: a job that ran there computing for longer than
+/// ``threshold``, or blocked (a synchronous read, a lock, a sleep) for longer, is reported, naming the handlers
+/// running on the thread then. Every handler placed on the I/O thread must only await; this is how a test finds one
+/// that does not.
 ///
-/// A job preempted by the kernel (a busy machine) is judged by its CPU time alone, so that a loaded test run does
-/// not report a handler that only waited for a core. Release builds measure nothing.
+/// Time the job spent waiting for a core (a busy machine) is neither: the kernel's scheduler statistics
+/// (`/proc/thread-self/schedstat`) tell it apart, so a loaded test run does not report a handler that only waited.
+/// Release builds measure nothing.
 public enum IOThreadWatchdog {
     /// One job that held the thread.
     public struct Report: Sendable, CustomStringConvertible {
@@ -16,9 +18,12 @@ public enum IOThreadWatchdog {
         public let methods: [String]
         public let wall: Duration
         public let cpu: Duration
+        /// Off the CPU for another reason than waiting for a core: blocked.
+        public let blocked: Duration
 
         public var description: String {
-            "the RPC I/O thread was held \(wall.fractionalMilliseconds) ms (\(cpu.fractionalMilliseconds) ms of CPU) while "
+            "the RPC I/O thread was held \(wall.fractionalMilliseconds) ms (computing \(cpu.fractionalMilliseconds) ms, blocked "
+                + "\(blocked.fractionalMilliseconds) ms) while "
                 + (methods.isEmpty ? "no handler was running on it" : "running \(methods.joined(separator: ", "))")
         }
     }
@@ -57,10 +62,12 @@ public enum IOThreadWatchdog {
         job()
         let after = Sample()
         let wall = Duration.nanoseconds(after.wall - before.wall)
+        guard wall > threshold else { return }
         let cpu = Duration.nanoseconds(after.cpu - before.cpu)
-        let preempted = after.involuntarySwitches > before.involuntarySwitches
-        guard wall > threshold, !preempted || cpu > threshold else { return }
-        let report = Report(methods: running.keys.sorted(), wall: wall, cpu: cpu)
+        let waitingForCore = Duration.nanoseconds(after.runDelay - before.runDelay)
+        let blocked = max(.zero, wall - cpu - waitingForCore)
+        guard cpu > threshold || blocked > threshold else { return }
+        let report = Report(methods: running.keys.sorted(), wall: wall, cpu: cpu, blocked: blocked)
         logger.warning("\(report)")
         recorded.withLock { reports in
             if reports.count >= 1_000 { reports.removeFirst() }
@@ -71,21 +78,31 @@ public enum IOThreadWatchdog {
         #endif
     }
 
-    /// The calling thread's clocks.
+    /// The calling thread's clocks: the monotonic clock, and the scheduler's own account of the thread (time on a
+    /// core, time waiting for one), read from a descriptor the I/O thread keeps open.
     private struct Sample {
         let wall: Int64
         let cpu: Int64
-        let involuntarySwitches: Int
+        let runDelay: Int64
+
+        private static let statistics: Int32 = open("/proc/thread-self/schedstat", O_RDONLY)
 
         init() {
             var spec = timespec()
             clock_gettime(CLOCK_MONOTONIC, &spec)
             wall = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-            cpu = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-            var usage = rusage()
-            getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD (GNU), which Glibc's module does not name
-            involuntarySwitches = usage.ru_nivcsw
+            var text = [UInt8](repeating: 0, count: 96)
+            let count = Self.statistics >= 0 ? pread(Self.statistics, &text, text.count - 1, 0) : -1
+            let fields = count > 0 ? String(decoding: text[..<count], as: UTF8.self).split(separator: " ").compactMap { Int64($0) } : []
+            if fields.count >= 2 {
+                cpu = fields[0]
+                runDelay = fields[1]
+            } else {
+                // No scheduler statistics: the thread's CPU clock, and no way to tell waiting for a core from blocking.
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+                cpu = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+                runDelay = 0
+            }
         }
     }
 }
