@@ -23,7 +23,7 @@ struct InterceptorTests {
             router.register(InterceptorTests.metadata) { request, context in
                 .with {
                     $0.text = context.metadata[request.service] ?? "-"
-                    $0.contentType = "\(context.timeRemaining.components.seconds * 1_000 + context.timeRemaining.components.attoseconds / 1_000_000_000_000_000)"
+                    $0.contentType = "\(Int(context.timeRemaining / .milliseconds(1)))"
                 }
             }
             router.register(InterceptorTests.relay) { request, _ in
