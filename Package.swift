@@ -4,9 +4,9 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
-/// A service library and its thin executable.
+/// A service library, and the library of its command (which the one `plantguide` executable runs).
 func service(
-    _ library: String, executable: String, extra: [Target.Dependency] = [], executableExtra: [Target.Dependency] = [],
+    _ library: String, command: String, extra: [Target.Dependency] = [], commandExtra: [Target.Dependency] = [],
     resources: [Resource]? = nil
 ) -> [Target] {
     [
@@ -16,12 +16,12 @@ func service(
             resources: resources,
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: executable,
+        .target(
+            name: command,
             dependencies: [
                 .target(name: library), "PlantGuideServiceKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + executableExtra,
+            ] + commandExtra,
             swiftSettings: strict
         ),
     ]
@@ -34,12 +34,9 @@ let package = Package(
         .library(name: "PlantGuideRPCCore", targets: ["PlantGuideRPCCore"]),
         .library(name: "PlantGuideRPC", targets: ["PlantGuideRPC"]),
         .library(name: "PlantGuideProtos", targets: ["PlantGuideProtos"]),
-        .executable(name: "plantguide", targets: ["PlantGuideCLI"]),
-        .executable(name: "plantguide-identification", targets: ["IdentificationService"]),
-        .executable(name: "plantguide-caredata", targets: ["CareDataService"]),
-        .executable(name: "plantguide-collection", targets: ["CollectionService"]),
-        .executable(name: "plantguide-scheduling", targets: ["SchedulingService"]),
-        .executable(name: "plantguide-gateway", targets: ["GatewayService"]),
+        // One executable: the client, and every service (`plantguide serve collection`, or called as
+        // plantguide-collection, a symbolic link that Scripts/link-services makes).
+        .executable(name: "plantguide", targets: ["PlantGuide"]),
         .executable(name: "plantguide-bench", targets: ["PlantGuideBench"]),
     ],
     dependencies: [
@@ -156,6 +153,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "PlantGuide",
+            dependencies: [
+                "PlantGuideCLI", "IdentificationService", "CareDataService", "CollectionService", "SchedulingService", "GatewayService",
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "PlantGuideCLI",
             dependencies: [
                 "PlantGuideRPC", "PlantGuideHTTP", "PlantGuideWebPush",
@@ -290,23 +294,23 @@ let package = Package(
         ),
     ]
         + service(
-            "Identification", executable: "IdentificationService",
+            "Identification", command: "IdentificationService",
             extra: [
                 "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "PlantGuideThreads", "CSodium",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            executableExtra: ["PlantGuideInference"])
+            commandExtra: ["PlantGuideInference"])
         + service(
-            "CareData", executable: "CareDataService",
+            "CareData", command: "CareDataService",
             extra: [
                 "PlantGuideHTTP", "PlantGuideStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            executableExtra: ["PlantGuideStorage"],
+            commandExtra: ["PlantGuideStorage"],
             resources: [.copy("Resources/catalog.psv")])
         + service(
-            "Collection", executable: "CollectionService",
+            "Collection", command: "CollectionService",
             extra: [
                 "PlantGuideImaging", "CSodium",
                 "PlantGuideStorage",
@@ -314,9 +318,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
-            executableExtra: ["PlantGuideStorage"])
+            commandExtra: ["PlantGuideStorage"])
         + service(
-            "Scheduling", executable: "SchedulingService",
+            "Scheduling", command: "SchedulingService",
             extra: [
                 "CSodium", "PlantGuideWebPush",
                 "PlantGuideHTTP", "PlantGuideStorage",
@@ -324,9 +328,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
-            executableExtra: ["PlantGuideStorage", "PlantGuideWebPush"])
+            commandExtra: ["PlantGuideStorage", "PlantGuideWebPush"])
         + service(
-            "Gateway", executable: "GatewayService",
+            "Gateway", command: "GatewayService",
             extra: [
                 "CSodium", "CZlib", "PlantGuideStorage", "PlantGuideWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -338,6 +342,6 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            executableExtra: ["PlantGuideStorage"],
+            commandExtra: ["PlantGuideStorage"],
             resources: [.copy("Resources/openapi.json"), .copy("PasswordLists/common-passwords.txt"), .copy("WebAssets")])
 )

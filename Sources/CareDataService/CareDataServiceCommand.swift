@@ -7,15 +7,16 @@ import PlantGuideServiceKit
 import PlantGuideStorage
 
 /// `plantguide-caredata`: care data (Trefle, cache, offline catalog); serves by default.
-@main
-struct CareDataServiceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct CareDataServiceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide-caredata",
         abstract: "PlantGuide care data: Open Plantbook, Perenual, Trefle and an offline catalog of 171 species, merged field by field "
             + "behind a 7-day cache (SQLite or PostgreSQL).",
         discussion: "Without a subcommand it serves (see `plantguide-caredata serve --help`).",
         subcommands: [Serve.self, CopyData.self],
         defaultSubcommand: Serve.self)
+
+    public init() {}
 }
 
 /// `plantguide-caredata serve`: the care-data RPC service.

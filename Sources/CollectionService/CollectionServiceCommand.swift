@@ -6,14 +6,15 @@ import PlantGuideServiceKit
 import PlantGuideStorage
 
 /// `plantguide-collection`: each person's plants, their identification history and care journal; serves by default.
-@main
-struct CollectionServiceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct CollectionServiceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide-collection",
         abstract: "PlantGuide collection storage: plants, photos, search, identification history, care journal (SQLite or PostgreSQL).",
         discussion: "Without a subcommand it serves (see `plantguide-collection serve --help`).",
         subcommands: [Serve.self, CopyData.self],
         defaultSubcommand: Serve.self)
+
+    public init() {}
 }
 
 /// `plantguide-collection serve`: the collection RPC service.

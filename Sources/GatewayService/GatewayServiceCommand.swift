@@ -8,9 +8,8 @@ import PlantGuideStorage
 import ServiceLifecycle
 
 /// `plantguide-gateway`: the front door (serves by default), and the accounts it lets in.
-@main
-struct GatewayServiceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct GatewayServiceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide-gateway",
         abstract: "PlantGuide gateway: authenticates callers and runs the app's use cases across the services.",
         discussion: """
@@ -19,6 +18,8 @@ struct GatewayServiceCommand: AsyncParsableCommand {
             """,
         subcommands: [Serve.self, Users.self, Tokens.self, Invites.self, CopyData.self],
         defaultSubcommand: Serve.self)
+
+    public init() {}
 }
 
 /// `plantguide-gateway serve`: the RPC front over the four services.

@@ -6,13 +6,14 @@ import PlantGuideInference
 import PlantGuideServiceKit
 
 /// `plantguide-identification`: names plants in photos (serving by default), and checks the ONNX executor.
-@main
-struct IdentificationCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct IdentificationCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide-identification",
         abstract: "PlantGuide plant identification: the on-device model, Pl@ntNet and the hybrid policy.",
         subcommands: [IdentificationServiceCommand.self, CheckOnnxTestCommand.self, InstructionSetsCommand.self],
         defaultSubcommand: IdentificationServiceCommand.self)
+
+    public init() {}
 }
 
 /// `plantguide-identification [serve]`: the service.

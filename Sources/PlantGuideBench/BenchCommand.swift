@@ -35,12 +35,14 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Endpoint to bind.") var bind = "tcp://127.0.0.1:0"
     @Flag(help: "Run handlers on the process's RPC I/O thread instead of Swift's global pool.") var ioThread = false
+    @Flag(help: "Serve with no interceptors (the default traces and propagates deadlines).") var noInterceptors = false
 
     func run() async throws {
         var logger = Logger(label: "plantguide-bench")
         logger.logLevel = .warning
         var configuration = RPCServerConfiguration(bindEndpoint: bind)
         configuration.maxConcurrentCalls = 1_024
+        if noInterceptors { configuration.interceptors = [] }
         configuration.handlerExecution = ioThread ? .ioThread : .globalPool
         let server = RPCServer(configuration: configuration, services: [EchoService()], logger: logger)
         FileHandle.standardOutput.write(Data((try server.start() + "\n").utf8))
@@ -58,6 +60,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Seconds to measure.") var duration = 3.0
     @Option(help: "Seconds to warm up first.") var warmup = 1.0
     @Flag(help: "Run the calling tasks on the process's RPC I/O thread (RPCClient.executor).") var ioThread = false
+    @Flag(help: "Call with no interceptors (the default traces).") var noInterceptors = false
     @Option(help: "Name to report the results under.") var label = "swift-rpc"
 
     func run() async throws {
@@ -75,7 +78,7 @@ struct Run: AsyncParsableCommand {
             server = echo
             client = RPCClient(inProcess: echo)
         } else {
-            client = try RPCClient(target: target)
+            client = try RPCClient(target: target, interceptors: noInterceptors ? [] : RPCClient.defaultInterceptors)
         }
         defer { client.close() }
         let request = Plantguide_Collection_V1_GetPhotoResponse.with { $0.data = Data(repeating: 0xAB, count: payload) }

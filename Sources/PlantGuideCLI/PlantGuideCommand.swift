@@ -3,17 +3,22 @@ import Foundation
 import PlantGuideRPC
 
 /// `plantguide`: the command-line client of a PlantGuide stack.
-@main
-struct PlantGuideCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct PlantGuideCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide",
         abstract: "Command-line client of PlantGuide: your plants and tasks through the gateway, and raw RPC for operators.",
-        discussion: "Start with: plantguide login http://127.0.0.1:7080 <token from plantguide-gateway users add NAME>",
+        discussion: """
+            Start with: plantguide login http://127.0.0.1:7080 <token from plantguide-gateway users add NAME>
+            The services run from this executable too: plantguide serve SERVICE (see plantguide serve --help), or as \
+            plantguide-SERVICE, a symbolic link to it.
+            """,
         subcommands: [
             LoginCommand.self, SignupCommand.self, IdentifyCommand.self, PlantsCommand.self, CareCommand.self, TasksCommand.self, DoneCommand.self,
             ExportCommand.self, ImportCommand.self, ShareCommand.self, UnshareCommand.self, SharesCommand.self,
             RPCCommand.self, LoadtestCommand.self, KeysCommand.self,
         ])
+
+    public init() {}
 }
 
 /// `plantguide rpc …`: raw RPC calls, for scripts, health checks and debugging.

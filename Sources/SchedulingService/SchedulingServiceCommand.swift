@@ -10,14 +10,15 @@ import Scheduling
 import ServiceLifecycle
 
 /// `plantguide-scheduling`: care schedules, tasks, reminders and the calendar feed; serves by default.
-@main
-struct SchedulingServiceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct SchedulingServiceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "plantguide-scheduling",
         abstract: "PlantGuide care scheduling: schedules, tasks, reminders (PUB stream and webhooks), calendar (SQLite or PostgreSQL).",
         discussion: "Without a subcommand it serves (see `plantguide-scheduling serve --help`).",
         subcommands: [Serve.self, CopyData.self],
         defaultSubcommand: Serve.self)
+
+    public init() {}
 }
 
 /// `plantguide-scheduling serve`: the scheduling RPC service and its reminder dispatcher.

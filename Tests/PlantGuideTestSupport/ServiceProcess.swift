@@ -76,10 +76,17 @@ public final class ServiceProcess: @unchecked Sendable {
 
 /// Where `swift build` put the package's executables: beside the test bundle.
 public enum BuildProducts {
+    /// `executable` in the build folder. A service's name (`plantguide-collection`) is a symbolic link to the one
+    /// `plantguide` executable, made here when the build has none yet (as Scripts/link-services makes them).
     public static func url(of executable: String) -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // swift-testing on Linux runs the .xctest binary from the build folder itself.
         if folder.pathExtension == "xctest" { folder = folder.deletingLastPathComponent() }
-        return folder.appendingPathComponent(executable)
+        let url = folder.appendingPathComponent(executable)
+        if executable.hasPrefix("plantguide-"), executable != "plantguide-bench" {
+            // Another test may make it at the same moment: EEXIST is as good as made.
+            _ = symlink("plantguide", url.path)
+        }
+        return url
     }
 }
