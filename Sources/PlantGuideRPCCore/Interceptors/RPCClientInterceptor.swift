@@ -7,6 +7,14 @@ import Foundation
 /// `next` once to go on (retries happen below them, inside one call), or throws to fail the call.
 public protocol RPCClientInterceptor: Sendable {
     func intercept(_ call: RPCClientCall, next: RPCClientCall.Next) async throws -> RPCReply<Data>
+
+    /// Whether it has anything to do in this process, asked once when a client is made: an inactive one (tracing
+    /// with no tracer bootstrapped) costs its calls nothing.
+    var isActive: Bool { get }
+}
+
+extension RPCClientInterceptor {
+    public var isActive: Bool { true }
 }
 
 /// A call as client interceptors see it: the method's path, the serialized request and the call's options.
@@ -32,7 +40,7 @@ public struct RPCClientCall: Sendable {
 extension Array where Element == any RPCClientInterceptor {
     /// `last` behind these interceptors, the first outermost.
     package func chained(to last: @escaping RPCClientCall.Next) -> RPCClientCall.Next {
-        reversed().reduce(last) { next, interceptor in
+        filter(\.isActive).reversed().reduce(last) { next, interceptor in
             { call in try await interceptor.intercept(call, next: next) }
         }
     }

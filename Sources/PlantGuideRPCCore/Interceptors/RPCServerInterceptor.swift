@@ -18,6 +18,14 @@ public protocol RPCServerInterceptor: Sendable {
     /// - Returns: the response `next` gave (or one of the interceptor's own). An interceptor that has trailing
     ///   metadata for a failed call sets it on the ``RPCError`` it throws.
     func intercept(_ call: RPCServerCall, next: RPCServerCall.Next) async throws -> RPCServerResponse
+
+    /// Whether it has anything to do in this process, asked once when a server's router is made: an inactive one
+    /// (tracing with no tracer bootstrapped) costs its calls nothing.
+    var isActive: Bool { get }
+}
+
+extension RPCServerInterceptor {
+    public var isActive: Bool { true }
 }
 
 /// A call as server interceptors see it: the request's serialized payload and what the handler will know of it.
@@ -49,10 +57,11 @@ extension RPCRouter {
     /// This router with every method's handler behind `interceptors` (the first outermost). Probes (health,
     /// metrics) stay as they are: they answer ahead of everything, on the I/O thread.
     public func intercepted(by interceptors: [any RPCServerInterceptor]) -> RPCRouter {
-        guard !interceptors.isEmpty else { return self }
+        let active = interceptors.filter(\.isActive)
+        guard !active.isEmpty else { return self }
         var router = self
         router.wrapHandlers { handler in
-            interceptors.reversed().reduce(handler) { next, interceptor in
+            active.reversed().reduce(handler) { next, interceptor in
                 { payload, context in
                     try await interceptor.intercept(RPCServerCall(payload: payload, context: context)) { call in
                         try await next(call.payload, call.context)

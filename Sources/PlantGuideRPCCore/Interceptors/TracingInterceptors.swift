@@ -4,9 +4,12 @@ import Tracing
 /// Each call a server span (when a tracer is bootstrapped, swift-distributed-tracing), continuing the caller's
 /// trace from its W3C `traceparent` metadata, current while the handler runs (so that its own calls and queries
 /// are children), and named in the answer's trailing `traceresponse` for the caller to quote. The time the call
-/// waited before its handler ran is the span's `plantguide.rpc.queue_wait_us`.
+/// waited before its handler ran is the span's `plantguide.rpc.queue_wait_us`. Inactive, and free, when no tracer
+/// was bootstrapped before the server was made (services bootstrap theirs first).
 public struct ServerTracingInterceptor: RPCServerInterceptor {
     public init() {}
+
+    public var isActive: Bool { !(InstrumentationSystem.tracer is NoOpTracer) }
 
     public func intercept(_ call: RPCServerCall, next: RPCServerCall.Next) async throws -> RPCServerResponse {
         let tracer = InstrumentationSystem.tracer
@@ -34,9 +37,12 @@ public struct ServerTracingInterceptor: RPCServerInterceptor {
 }
 
 /// Each call a client span (when a tracer is bootstrapped), child of the task's current span, whose context
-/// travels in the call's metadata (W3C `traceparent`) for the server to continue.
+/// travels in the call's metadata (W3C `traceparent`) for the server to continue. Inactive, and free, when no
+/// tracer was bootstrapped before the client was made.
 public struct ClientTracingInterceptor: RPCClientInterceptor {
     public init() {}
+
+    public var isActive: Bool { !(InstrumentationSystem.tracer is NoOpTracer) }
 
     public func intercept(_ call: RPCClientCall, next: RPCClientCall.Next) async throws -> RPCReply<Data> {
         let tracer = InstrumentationSystem.tracer
