@@ -40,7 +40,7 @@ public struct RPCClientCall: Sendable {
 extension Array where Element == any RPCClientInterceptor {
     /// `last` behind these interceptors, the first outermost.
     package func chained(to last: @escaping RPCClientCall.Next) -> RPCClientCall.Next {
-        filter(\.isActive).reversed().reduce(last) { next, interceptor in
+        filter { $0.isActive }.reversed().reduce(last) { next, interceptor in
             { call in try await interceptor.intercept(call, next: next) }
         }
     }

@@ -57,7 +57,7 @@ extension RPCRouter {
     /// This router with every method's handler behind `interceptors` (the first outermost). Probes (health,
     /// metrics) stay as they are: they answer ahead of everything, on the I/O thread.
     public func intercepted(by interceptors: [any RPCServerInterceptor]) -> RPCRouter {
-        let active = interceptors.filter(\.isActive)
+        let active = interceptors.filter { $0.isActive }
         guard !active.isEmpty else { return self }
         var router = self
         router.wrapHandlers { handler in

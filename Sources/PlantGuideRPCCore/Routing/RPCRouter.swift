@@ -43,7 +43,7 @@ extension RPCService {
 
 /// Maps method paths to typed handlers.
 public struct RPCRouter: Sendable {
-    /// A handler with its message types erased: payload bytes in, payload bytes out.
+    /// A handler with its message types erased: payload bytes in, the response (its bytes, trailing metadata) out.
     package typealias ErasedHandler = @Sendable (Data, RPCServerContext) async throws -> RPCServerResponse
 
     /// A probe's handler: synchronous, cheap, answered on the server's I/O thread ahead of admission.
