@@ -37,6 +37,8 @@ struct InterceptorTests {
     struct Noting: RPCServerInterceptor, RPCClientInterceptor {
         let name: String
         let log: Log
+        /// Both protocols give a default; an interceptor of both kinds says it once for both.
+        var isActive: Bool { true }
 
         func intercept(_ call: RPCServerCall, next: RPCServerCall.Next) async throws -> RPCServerResponse {
             log.entries.withLock { $0.append("\(name) in") }
