@@ -55,9 +55,9 @@ public enum IOThreadWatchdog {
         #endif
     }
 
-    /// Runs `job`, measured in debug builds. The I/O thread only.
+    #if DEBUG
+    /// Runs `job`, measured. The I/O thread only; debug builds only (release builds run their jobs unmeasured).
     static func measure(_ job: () -> Void) {
-        #if DEBUG
         let before = Sample()
         job()
         let after = Sample()
@@ -73,9 +73,6 @@ public enum IOThreadWatchdog {
             if reports.count >= 1_000 { reports.removeFirst() }
             reports.append(report)
         }
-        #else
-        job()
-        #endif
     }
 
     /// The calling thread's clocks: the monotonic clock, and the scheduler's own account of the thread (time on a
@@ -105,4 +102,5 @@ public enum IOThreadWatchdog {
             }
         }
     }
+    #endif
 }
