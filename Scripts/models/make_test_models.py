@@ -22,7 +22,7 @@ test_data_set_N/input_K.pb and output_K.pb), so that NodeTest and `check-onnx-te
   evaluator.
 - repository/mobilenetv2-random: the MobileNetV2-shaped model as a model-repository entry (config.json, 1000
   placeholder labels), for load tests where the model, not the photo, is the work (Scripts/bench
-  identification-scaling). Its answers mean nothing.
+  scaling). Its answers mean nothing.
 
 Usage: make_test_models.py OUTPUT_DIR [MODEL_REPOSITORY]. Deterministic (fixed seeds).
 """

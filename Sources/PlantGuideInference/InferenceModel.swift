@@ -37,7 +37,6 @@ public final class InferenceModel: Sendable {
 
     public init(_ model: Onnx_ModelProto) throws(InferenceError) {
         _ = try InferenceISA.configured()
-        try OpenBLAS.load()
         guard model.hasGraph else { throw InferenceError(.malformedModel, "the model has no graph") }
         guard let opset = model.opsetImport.first(where: { $0.domain.isEmpty || $0.domain == "ai.onnx" }).map({ Int($0.version) }) else {
             throw InferenceError(.malformedModel, "the model imports no default-domain opset")
@@ -101,13 +100,13 @@ public final class InferenceModel: Sendable {
         OpenBLAS.setThreads(max(1, count))
     }
 
-    /// The kernels in use, for status and benchmarks: "AVX2 kernels, OpenBLAS Haswell" (OpenBLAS keeps attention's
-    /// batched products, and every product on the portable path).
+    /// The kernels in use, for status and benchmarks: "AVX2 kernels, OpenBLAS Haswell" (OpenBLAS, or the built-in
+    /// loops without it, keeps attention's batched products and every product on the portable path).
     public static var matrixKernels: String {
         switch InferenceISA.current {
-        case .avx512: "AVX-512 kernels, OpenBLAS " + OpenBLAS.core
-        case .avx2: "AVX2 kernels, OpenBLAS " + OpenBLAS.core
-        case .portable: "portable kernels, OpenBLAS " + OpenBLAS.core
+        case .avx512: "AVX-512 kernels, " + OpenBLAS.description
+        case .avx2: "AVX2 kernels, " + OpenBLAS.description
+        case .portable: "portable kernels, " + OpenBLAS.description
         }
     }
 

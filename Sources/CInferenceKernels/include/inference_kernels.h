@@ -86,9 +86,10 @@ void pg_packed_gemm(const float *packed, int m, int k, const float *x, int n, lo
 int pg_rows_packed_columns(const float *a, int m, int k, const float *packed, int n, float *y, const float *column_bias, int activation,
                            float low_bound, float high_bound);
 
-/// Loads OpenBLAS (libopenblas.so.0); 1 when its functions are there. Every call below needs it.
+/// Loads OpenBLAS (libopenblas.so.0) unless PLANTGUIDE_BLAS=builtin; 1 when its functions are there. Without it the
+/// products below run the built-in loops (matrix_builtin.c).
 int pg_blas_load(void);
-/// The kernels OpenBLAS chose, e.g. "SkylakeX".
+/// The kernels OpenBLAS chose, e.g. "SkylakeX"; "none" without it.
 const char *pg_blas_core(void);
 void pg_blas_set_threads(int count);
 /// Row-major C = alpha·op(A)·op(B) + beta·C.
@@ -97,6 +98,11 @@ void pg_sgemm(int transpose_a, int transpose_b, int m, int n, int k, float alpha
 /// Row-major y = alpha·op(A)·x + beta·y, A rows × columns.
 void pg_sgemv(int transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x, float beta,
               float *y);
+/// The built-in loops behind pg_sgemm and pg_sgemv where OpenBLAS is absent; the same arguments.
+void pg_builtin_sgemm(int transpose_a, int transpose_b, int m, int n, int k, float alpha, const float *a, int lda,
+                      const float *b, int ldb, float beta, float *c, int ldc);
+void pg_builtin_sgemv(int transpose, int rows, int columns, float alpha, const float *a, int lda, const float *x,
+                      float beta, float *y);
 
 
 /// y = erf(x), element-wise (at most 4.2e-7 from the exact value).
