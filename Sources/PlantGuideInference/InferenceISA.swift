@@ -4,7 +4,8 @@ import CInferenceKernels
 /// `PLANTGUIDE_INFERENCE_ISA` (`avx512`, `avx2`, `portable`), so that every path can be tested and measured on one
 /// machine. Chosen once per process; packed weights are laid out the same for every set.
 public enum InferenceISA: Int32, Sendable, CaseIterable, Comparable, CustomStringConvertible {
-    /// Loops the compiler vectorises for the baseline x86-64 (SSE2), and OpenBLAS for every matrix product.
+    /// Loops the compiler vectorises for the baseline x86-64 (SSE2), and OpenBLAS (or, without it, the built-in loops)
+    /// for every matrix product.
     case portable
     /// AVX2 and FMA (x86-64-v3: every Zen, Intel since Haswell).
     case avx2
