@@ -20,7 +20,8 @@ for cfg in ${CONFIGS:-64_64 64_8}; do
     for place in ${PLACES:-io}; do
       flag=""; [ $place = io ] && flag="--io-thread"
       p=$(port); $bin serve --bind tcp://127.0.0.1:$p $flag >/dev/null 2>&1 & s=$!; wait_port $p
-      $bin run --target tcp://127.0.0.1:$p --payload $payload --inflight $inflight --duration 3 --warmup 1 $flag --label "$(basename $(dirname $(dirname $(dirname $bin))))-$place-$inflight"
+      label="$(basename "$(dirname "$(dirname "$(dirname "$bin")")")")-$place-$inflight"
+      $bin run --target tcp://127.0.0.1:$p --payload $payload --inflight $inflight --duration 3 --warmup 1 $flag --label "$label"
       kill $s; wait $s 2>/dev/null
     done
   done
