@@ -191,7 +191,7 @@ final class ClientLoop: IOThreadParticipant, @unchecked Sendable {
         while true {
             let reply: Plantguide_Rpc_V1_RpcResponse??
             do {
-                reply = try endpoint.socket.receive { _, body in try? Plantguide_Rpc_V1_RpcResponse(serializedBytes: Array(body)) }
+                reply = try endpoint.socket.receive { _, body in try? Plantguide_Rpc_V1_RpcResponse(serializedBytes: ReceivedFrame(body)) }
             } catch {
                 logger.debug("receive failed", metadata: ["error": "\(error)"])
                 return

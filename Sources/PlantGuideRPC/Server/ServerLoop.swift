@@ -221,7 +221,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         }
         let request: Plantguide_Rpc_V1_RpcRequest
         do {
-            request = try Plantguide_Rpc_V1_RpcRequest(serializedBytes: Array(body))
+            request = try Plantguide_Rpc_V1_RpcRequest(serializedBytes: ReceivedFrame(body))
         } catch {
             metrics.malformedFrames.increment()
             logger.debug("dropped a frame that is not an RpcRequest", metadata: ["bytes": "\(body.count)"])
