@@ -194,7 +194,7 @@ def main():
     cut_seconds = float(args[args.index("--cut") + 1]) if "--cut" in args else 4.0
     build_network()
     root = tempfile.mkdtemp(prefix="plantguide-multihost-")
-    stack = Stack(bin_dir, root, hosts=HOSTS, launcher=lambda name: [] if name == "gateway" else enter(name))
+    stack = Stack(bin_dir, root, hosts=HOSTS, launcher=lambda name, replica: [] if name == "gateway" else enter(name))
     failures = []
     rows = []
     probes = None

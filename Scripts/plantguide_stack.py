@@ -1,8 +1,9 @@
 """The PlantGuide stack as processes for the Python test drivers (Scripts/chaos.py, Scripts/multihost.py): the four
 services and the gateway, each restartable on its address and data, and a small HTTP client of the gateway.
 
-By default every process listens on 127.0.0.1. `hosts` puts a service on another address and `launcher` prefixes
-its command (for instance `ip netns exec HOST`), so that the same stack runs spread over network namespaces.
+By default every process listens on 127.0.0.1. `hosts` puts a service on another address and `launcher(name,
+replica)` prefixes its command (for instance `ip netns exec HOST`, so that the same stack runs spread over network
+namespaces, or `taskset -c CORE`).
 `replicas` runs more instances of a service (each gateway spreads its calls over them; the stateful ones only
 with `databases`), `options` adds command-line options per service, `environment` overrides the defaults (no model,
 no external APIs), and `databases` gives the stateful processes a PostgreSQL each (see `throwaway_postgres`)
@@ -50,7 +51,7 @@ class Stack:
         self.bin = bin_dir
         self.root = root
         self.hosts = hosts or {}
-        self.launcher = launcher or (lambda name: [])
+        self.launcher = launcher or (lambda name, replica: [])
         self.options = options or {}
         self.environment = environment or {}
         self.databases = databases or {}
@@ -82,7 +83,7 @@ class Stack:
                      "--identification", self.target("identification"), "--caredata", self.target("caredata"),
                      "--collection", self.target("collection"), "--scheduling", self.target("scheduling"),
                      "--reminders", ",".join(self.reminders)]
-        return self.launcher(name) + base
+        return self.launcher(name, replica) + base
 
     def start(self, name, replica=None):
         """Starts `name`'s replicas (or only `replica`) and waits until each serves (a gateway: its RPC and HTTP

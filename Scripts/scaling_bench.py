@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from plantguide_stack import free_port
+from plantguide_stack import Stack
 
 CORES = os.cpu_count() or 1
 CALLERS_PER_REPLICA = 8
@@ -40,40 +40,24 @@ def replica_counts():
 def identification_run(bin_dir, photo, repository, model, replicas, seconds, warmup):
     """One step of the curve: the replicas started pinned, warmed up, measured; the loadtest's JSON and where the
     load generator ran."""
-    processes, endpoints, folders = [], [], []
+    root = tempfile.mkdtemp(prefix="plantguide-bench-scaling-")
+    stack = Stack(bin_dir, root, replicas={"identification": replicas}, launcher=lambda name, replica: ["taskset", "-c", str(replica)],
+                  options={"identification": ["--models", repository, "--model", model, "--cache-size", "0", "--inference-workers", "1"]})
     try:
-        for core in range(replicas):
-            folder = tempfile.mkdtemp(prefix="plantguide-bench-scaling-")
-            folders.append(folder)
-            endpoint = "tcp://127.0.0.1:%d" % free_port()
-            processes.append(subprocess.Popen(
-                ["taskset", "-c", str(core), os.path.join(bin_dir, "plantguide-identification"), "--bind", endpoint,
-                 "--data", folder, "--log-level", "warning", "--models", repository, "--model", model, "--cache-size", "0",
-                 "--inference-workers", "1"]))
-            endpoints.append(endpoint)
-        plantguide = os.path.join(bin_dir, "plantguide")
-        for endpoint in endpoints:
-            subprocess.run([plantguide, "rpc", "health", endpoint, "--wait-for-ready", "--timeout", "60"], check=True,
-                           capture_output=True)
+        stack.start("identification")
         free = list(range(replicas, CORES))
         pin = ["taskset", "-c", ",".join(map(str, free))] if free else []
         generator = "cores %s" % ",".join(map(str, free)) if free else "beside the replicas"
-        command = pin + [plantguide, "loadtest", ",".join(endpoints), "--photo", photo, "--identify-method", "on_device",
-                         "--concurrency", str(CALLERS_PER_REPLICA * replicas), "--timeout", "60", "--json-output"]
+        command = pin + [os.path.join(bin_dir, "plantguide"), "loadtest", stack.target("identification"), "--photo", photo,
+                         "--identify-method", "on_device", "--concurrency", str(CALLERS_PER_REPLICA * replicas), "--timeout", "60",
+                         "--json-output"]
         print("  identification, %s, %d replica(s), load generator on %s" % (model, replicas, generator), file=sys.stderr)
         subprocess.run(command + ["--duration", str(warmup)], check=True, capture_output=True)
         output = subprocess.run(command + ["--duration", str(seconds)], check=True, capture_output=True, text=True).stdout
         return json.loads(output), generator
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for folder in folders:
-            shutil.rmtree(folder, ignore_errors=True)
+        stack.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def identification(bin_dir, photo, models, mobilenet_repository, seconds, warmup):
