@@ -81,21 +81,21 @@ def pack(header, kept):
     def pad(length):
         return -length % ALIGNMENT
 
-    names = b""
+    names = bytearray()
     name_offsets = []
     table_size = 4 + 8 * len(kept)
     for name, _ in kept:
         name_offsets.append(table_size + len(names))
         names += name.encode("ascii") + b"\0"
-    body_start = table_size + len(names) + pad(table_size + len(names))
-    body = b""
+    names += PADDING * pad(table_size + len(names))
+    body = bytearray()
     data_offsets = []
     for _, item in kept:
-        data_offsets.append(body_start + len(body))
-        body += item + PADDING * pad(len(item))
+        data_offsets.append(table_size + len(names) + len(body))
+        body += item
+        body += PADDING * pad(len(item))
     table = struct.pack("<I", len(kept)) + b"".join(struct.pack("<II", n, d) for n, d in zip(name_offsets, data_offsets))
-    return header + table + names + PADDING * pad(table_size + len(names)) + body
-
+    return header + table + bytes(names) + bytes(body)
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] in ("-h", "--help"):
