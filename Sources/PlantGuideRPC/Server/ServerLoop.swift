@@ -23,7 +23,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     /// Where a call's reply goes.
     enum ReplyPath {
         /// Back through the ROUTER socket, with the caller's routing frames.
-        case socket([[UInt8]])
+        case socket(RoutingFrames)
         /// To a caller in this process (called on the I/O thread; it must not block).
         case local(@Sendable ([UInt8]) -> Void)
     }
@@ -373,16 +373,17 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     }
 
     private func send(_ reply: [UInt8], to call: Call) {
-        let routing: [[UInt8]]
+        let routing: RoutingFrames
         switch call.replyPath {
         case .local(let deliver): return deliver(reply)
         case .socket(let frames): routing = frames
         }
         guard let socket else { return }
         var result = ZMQSocket.SendResult.sent
-        for frame in routing {
-            result = frame.withUnsafeBytes { socket.send($0, more: true) }
-            guard case .sent = result else { break }
+        routing.forEach { frame in
+            result = socket.send(frame, more: true)
+            if case .sent = result { return true }
+            return false
         }
         if case .sent = result {
             result = reply.withUnsafeBytes { socket.send($0) }

@@ -68,10 +68,10 @@ final class ZMQSocket {
 
     /// Receives one whole multipart message without blocking, or returns nil when none is waiting.
     ///
-    /// `handle` gets every frame before the last (routing identity, delimiter) as copies and the last frame,
-    /// the body, as a buffer valid only during the call.
-    func receive<T>(_ handle: ([[UInt8]], UnsafeRawBufferPointer) -> T) throws -> T? {
-        var envelope: [[UInt8]] = []
+    /// `handle` gets every frame before the last (routing identity, delimiter) as ``RoutingFrames`` and the last
+    /// frame, the body, as a buffer valid only during the call.
+    func receive<T>(_ handle: (RoutingFrames, UnsafeRawBufferPointer) -> T) throws -> T? {
+        var envelope = RoutingFrames()
         while true {
             zmq_msg_init(scratch)
             defer { zmq_msg_close(scratch) }
@@ -85,7 +85,7 @@ final class ZMQSocket {
             if zmq_msg_more(scratch) == 0 {
                 return handle(envelope, frame)
             }
-            envelope.append(Array(frame))
+            envelope.append(frame)
         }
     }
 
