@@ -48,45 +48,10 @@ final class ClientCall: @unchecked Sendable {
 
     /// Bytes on the wire: field 1 (id), the envelope, field 3 (timeout in ms), written into `buffer`.
     func frameSize(timeoutMs: UInt64) -> Int {
-        2 + Varint.size(wireID) + envelope.count + Varint.size(timeoutMs)
+        RequestFrame.size(id: wireID, envelope: envelope, timeoutMs: timeoutMs)
     }
 
     func writeFrame(into buffer: UnsafeMutableRawBufferPointer, timeoutMs: UInt64) {
-        var offset = 0
-        buffer[offset] = 0x08  // field 1, varint
-        offset += 1
-        offset = Varint.write(wireID, into: buffer, at: offset)
-        envelope.withUnsafeBytes { bytes in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
-        }
-        offset += envelope.count
-        buffer[offset] = 0x18  // field 3, varint
-        offset += 1
-        _ = Varint.write(timeoutMs, into: buffer, at: offset)
-    }
-}
-
-/// Protobuf base-128 varints, for the two envelope fields the loop writes itself.
-enum Varint {
-    static func size(_ value: UInt64) -> Int {
-        var value = value
-        var size = 1
-        while value >= 0x80 {
-            value >>= 7
-            size += 1
-        }
-        return size
-    }
-
-    static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var value = value
-        var offset = offset
-        while value >= 0x80 {
-            buffer[offset] = UInt8(truncatingIfNeeded: value) | 0x80
-            value >>= 7
-            offset += 1
-        }
-        buffer[offset] = UInt8(value)
-        return offset + 1
+        RequestFrame.write(id: wireID, envelope: envelope, timeoutMs: timeoutMs, into: buffer)
     }
 }

@@ -29,7 +29,7 @@ final class InProcessTransport: ClientTransport {
         guard !closed.load(ordering: .relaxed) else { throw NoReadyEndpoint(error: RPCError(.unavailable, "the client is closed")) }
         let now = MonotonicTime.now()
         guard now < deadline else { throw RPCError(.deadlineExceeded, "deadline exceeded before the call was sent (in process)") }
-        let frame = Self.frame(envelope, method: method, timeoutMs: max(1, now.milliseconds(until: deadline)))
+        let frame = Self.frame(envelope, timeoutMs: max(1, now.milliseconds(until: deadline)))
         let reply = LocalReply()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -51,12 +51,12 @@ final class InProcessTransport: ClientTransport {
     }
 
     /// The wire frame of an envelope, as ``ClientLoop`` writes it: id 1 (one call per reply path) and the timeout.
-    private static func frame(_ envelope: [UInt8], method: String, timeoutMs: UInt64) -> [UInt8] {
-        let call = ClientCall(envelope: envelope, method: method, deadline: MonotonicTime.now(), waitForReady: false)
-        call.wireID = 1
-        var frame = [UInt8](repeating: 0, count: call.frameSize(timeoutMs: timeoutMs))
-        frame.withUnsafeMutableBytes { call.writeFrame(into: $0, timeoutMs: timeoutMs) }
-        return frame
+    private static func frame(_ envelope: [UInt8], timeoutMs: UInt64) -> [UInt8] {
+        let size = RequestFrame.size(id: 1, envelope: envelope, timeoutMs: timeoutMs)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            RequestFrame.write(id: 1, envelope: envelope, timeoutMs: timeoutMs, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = size
+        }
     }
 }
 
