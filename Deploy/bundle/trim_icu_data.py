@@ -97,6 +97,7 @@ def pack(header, kept):
     table = struct.pack("<I", len(kept)) + b"".join(struct.pack("<II", n, d) for n, d in zip(name_offsets, data_offsets))
     return header + table + bytes(names) + bytes(body)
 
+
 def main():
     if len(sys.argv) != 4 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
