@@ -38,6 +38,7 @@ public struct CleansUpTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        ExecutorStallWatch.start()
         guard testCase != nil else { return try await function() }
         let resources = TestResources()
         do {

@@ -16,6 +16,7 @@ public enum TestTime {
     /// fixed loop, measured once per process (the faster of three rounds, so that a moment's noise does not count),
     /// times two when the process may use only one core. `PLANTGUIDE_TEST_SLOWNESS` sets it instead.
     public static let slowness: Double = {
+        ExecutorStallWatch.start()
         if let value = ProcessInfo.processInfo.environment["PLANTGUIDE_TEST_SLOWNESS"].flatMap(Double.init), value >= 1 {
             return value
         }
