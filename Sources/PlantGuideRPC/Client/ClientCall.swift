@@ -45,13 +45,4 @@ final class ClientCall: @unchecked Sendable {
         continuation?.resume(throwing: NoReadyEndpoint(error: error))
         continuation = nil
     }
-
-    /// Bytes on the wire: field 1 (id), the envelope, field 3 (timeout in ms), written into `buffer`.
-    func frameSize(timeoutMs: UInt64) -> Int {
-        RequestFrame.size(id: wireID, envelope: envelope, timeoutMs: timeoutMs)
-    }
-
-    func writeFrame(into buffer: UnsafeMutableRawBufferPointer, timeoutMs: UInt64) {
-        RequestFrame.write(id: wireID, envelope: envelope, timeoutMs: timeoutMs, into: buffer)
-    }
 }

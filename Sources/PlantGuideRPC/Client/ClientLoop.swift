@@ -154,8 +154,9 @@ final class ClientLoop: IOThreadParticipant, @unchecked Sendable {
         call.wireID = nextID
         nextID &+= 1
         let timeoutMs = max(1, now.milliseconds(until: call.deadline))
-        let result = endpoint.socket.send(size: call.frameSize(timeoutMs: timeoutMs)) { buffer in
-            call.writeFrame(into: buffer, timeoutMs: timeoutMs)
+        let size = RequestFrame.size(id: call.wireID, envelope: call.envelope, timeoutMs: timeoutMs)
+        let result = endpoint.socket.send(size: size) { buffer in
+            RequestFrame.write(id: call.wireID, envelope: call.envelope, timeoutMs: timeoutMs, into: buffer)
         }
         guard case .sent = result else {
             call.wireID = 0

@@ -75,13 +75,8 @@ public struct RPCRouter: Sendable {
         handler: @escaping @Sendable (Request, RPCServerContext) async throws -> Response
     ) {
         let erased: ErasedHandler = { payload, context in
-            let request: Request
-            do {
-                request = try Request(serializedBytes: payload)
-            } catch {
-                throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
-            }
-            return RPCServerResponse(payload: try await handler(request, context).serializedBytes())
+            let response = try await handler(Self.decode(Request.self, from: payload), context)
+            return RPCServerResponse(payload: try response.serializedBytes())
         }
         routes[method.path] = Route(handler: erased, execution: execution)
         serviceNames.insert(String(method.serviceName))
@@ -93,15 +88,7 @@ public struct RPCRouter: Sendable {
     package mutating func registerProbe<Request, Response>(
         _ method: RPCMethod<Request, Response>, handler: @escaping @Sendable (Request) throws -> Response
     ) {
-        probes[method.path] = { payload in
-            let request: Request
-            do {
-                request = try Request(serializedBytes: payload)
-            } catch {
-                throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
-            }
-            return try handler(request).serializedBytes()
-        }
+        probes[method.path] = { payload in try handler(Self.decode(Request.self, from: payload)).serializedBytes() }
         routes[method.path] = nil
         serviceNames.insert(String(method.serviceName))
     }
@@ -123,6 +110,16 @@ public struct RPCRouter: Sendable {
     }
 
     package func route(for path: String) -> Route? { routes[path] }
+
+    /// A request's payload as `Request`; INVALID_ARGUMENT when it does not parse. Synchronous, so that what it
+    /// needs is not kept in the handler task's frame.
+    private static func decode<Request: Message>(_ type: Request.Type, from payload: Data) throws -> Request {
+        do {
+            return try Request(serializedBytes: payload)
+        } catch {
+            throw RPCError.invalidArgument("payload", .invalidFormat, "payload is not a valid \(Request.protoMessageName) message")
+        }
+    }
 
     /// Replaces every method's handler by `wrap` of it (probes are left alone).
     mutating func wrapHandlers(_ wrap: (@escaping ErasedHandler) -> ErasedHandler) {
