@@ -28,10 +28,10 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         case local(@Sendable ([UInt8]) -> Void)
     }
 
-    /// A finished handler's encoded reply.
+    /// A finished handler's reply.
     struct Completion {
         let sequence: UInt64
-        let reply: [UInt8]
+        let reply: ReplyFrame
         let code: RPCError.Code
     }
 
@@ -324,7 +324,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
                 "plantguide.rpc.duration_ms": "\(arrived.duration(until: .now()).fractionalMilliseconds)",
             ])
         }
-        return Completion(sequence: sequence, reply: (try? response.serializedBytes()) ?? [], code: code)
+        return Completion(sequence: sequence, reply: Self.frame(of: response), code: code)
     }
 
     /// Answers a probe (health, metrics) right here on the I/O thread, ahead of admission: a full queue or busy
@@ -340,7 +340,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             code = mapped.code
             response.status = mapped.wireStatus
         }
-        send((try? response.serializedBytes()) ?? [], to: call)
+        send(Self.frame(of: response), to: call)
         metrics.record(method: call.method, code: code, since: call.arrived)
     }
 
@@ -383,14 +383,22 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         var response = Plantguide_Rpc_V1_RpcResponse()
         response.id = call.requestID
         response.status = error.wireStatus
-        send((try? response.serializedBytes()) ?? [], to: call)
+        send(Self.frame(of: response), to: call)
         metrics.record(method: call.route != nil ? call.method : "unknown", code: error.code, since: call.arrived)
     }
 
-    private func send(_ reply: [UInt8], to call: Call) {
+    /// `response`'s frame: written in place when it is a plain OK answer, encoded otherwise.
+    private static func frame(of response: Plantguide_Rpc_V1_RpcResponse) -> ReplyFrame {
+        if !response.hasStatus && response.trailingMetadata.isEmpty && response.unknownFields.data.isEmpty {
+            return .ok(id: response.id, payload: response.payload)
+        }
+        return .encoded((try? response.serializedBytes()) ?? [])
+    }
+
+    private func send(_ reply: ReplyFrame, to call: Call) {
         let routing: RoutingFrames
         switch call.replyPath {
-        case .local(let deliver): return deliver(reply)
+        case .local(let deliver): return deliver(reply.bytes)
         case .socket(let frames): routing = frames
         }
         guard let socket else { return }
@@ -401,7 +409,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             return false
         }
         if case .sent = result {
-            result = reply.withUnsafeBytes { socket.send($0) }
+            result = socket.send(size: reply.size) { reply.write(into: $0) }
         }
         switch result {
         case .sent:
