@@ -297,7 +297,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         }
     }
 
-    /// The encoded reply of a call whose handler finished with `outcome`, logged at debug level (the access log:
+    /// The reply of a call whose handler finished with `outcome`, logged at debug level (the access log:
     /// one line a call, with its trace id).
     private func completion(
         of sequence: UInt64, requestID: UInt64, _ outcome: Result<RPCServerResponse, any Error>, context: RPCServerContext
