@@ -52,10 +52,8 @@ final class InProcessTransport: ClientTransport {
 
     /// The wire frame of an envelope, as ``ClientLoop`` writes it: id 1 (one call per reply path) and the timeout.
     private static func frame(_ envelope: [UInt8], timeoutMs: UInt64) -> [UInt8] {
-        let size = RequestFrame.size(id: 1, envelope: envelope, timeoutMs: timeoutMs)
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            RequestFrame.write(id: 1, envelope: envelope, timeoutMs: timeoutMs, into: UnsafeMutableRawBufferPointer(buffer))
-            initialized = size
+        [UInt8](writing: RequestFrame.size(id: 1, envelope: envelope, timeoutMs: timeoutMs)) {
+            RequestFrame.write(id: 1, envelope: envelope, timeoutMs: timeoutMs, into: $0)
         }
     }
 }

@@ -40,10 +40,6 @@ enum ReplyFrame {
     /// The frame as bytes, for a caller in this process.
     var bytes: [UInt8] {
         if case .encoded(let bytes) = self { return bytes }
-        let size = self.size
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            write(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[..<size]))
-            initialized = size
-        }
+        return [UInt8](writing: size) { write(into: $0) }
     }
 }
