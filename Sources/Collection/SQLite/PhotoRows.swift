@@ -14,12 +14,16 @@ enum PhotoRows {
     /// read the owner's links first and look each photo up by its hash, whatever its statistics say.
     static func photos(_ db: Database, owner: String, plantIDs: [String]) throws -> [String: [Photo]] {
         guard !plantIDs.isEmpty else { return [:] }
-        let rows = try Row.fetchAll(db, sql: """
+        let sql = """
             SELECT photo.*, plantPhoto.plantID, plantPhoto.kind, plantPhoto.addedAt AS linkedAt FROM plantPhoto
             CROSS JOIN photo USING (sha256)
             WHERE plantPhoto.ownerID = ? AND plantPhoto.plantID IN (\(plantIDs.map { _ in "?" }.joined(separator: ", ")))
             ORDER BY plantPhoto.addedAt DESC, photo.sha256
-            """, arguments: StatementArguments([owner] + plantIDs))
+            """
+        // One plant's statement (a plant's details) is prepared once per connection; a page's, whose SQL varies
+        // with its size, each time.
+        let statement = plantIDs.count == 1 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        let rows = try Row.fetchAll(statement, arguments: StatementArguments([owner] + plantIDs))
         return Dictionary(grouping: rows, by: { $0["plantID"] as String }).mapValues { $0.map(photo) }
     }
 

@@ -19,12 +19,12 @@ extension SQLiteCollection {
         try await writer.read { db in
             // Two statements, so that one plant's history reads that plant's rows (identificationByPlant).
             let rows = plantID.isEmpty
-                ? try Row.fetchAll(db, sql: """
+                ? try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM identification WHERE ownerID = ? ORDER BY identifiedAt DESC, id LIMIT ? OFFSET ?
-                    """, arguments: [owner, limit, offset])
-                : try Row.fetchAll(db, sql: """
+                    """), arguments: [owner, limit, offset])
+                : try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM identification WHERE ownerID = ? AND plantID = ? ORDER BY identifiedAt DESC, id LIMIT ? OFFSET ?
-                    """, arguments: [owner, plantID, limit, offset])
+                    """), arguments: [owner, plantID, limit, offset])
             return try rows.map(Self.identification)
         }
     }

@@ -82,7 +82,7 @@ public struct SQLiteCollection: CollectionRecords {
     }
 
     static func fetch(_ db: Database, owner: String, id: String) throws -> Plant? {
-        guard var plant = try Row.fetchOne(db, sql: "SELECT * FROM plant WHERE ownerID = ? AND id = ?", arguments: [owner, id])
+        guard var plant = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM plant WHERE ownerID = ? AND id = ?"), arguments: [owner, id])
             .map(PlantRow.plant) else { return nil }
         plant.photos = try PhotoRows.photos(db, owner: owner, plantID: id)
         return plant

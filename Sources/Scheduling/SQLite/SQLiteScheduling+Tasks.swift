@@ -27,7 +27,7 @@ extension SQLiteScheduling {
                 arguments.append(query.plantID)
             }
             return try TaskRows.fetch(db, conditions.joined(separator: " AND ") + " ORDER BY dueDay, plantID, kind LIMIT \(query.limit)", arguments,
-                                      from: query.plantID.isEmpty ? TaskRows.byDay : TaskRows.ofPlant)
+                                      from: query.plantID.isEmpty ? TaskRows.byDay : TaskRows.ofPlant, cached: false)
         }
     }
 

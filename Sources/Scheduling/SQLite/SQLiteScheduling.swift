@@ -61,7 +61,8 @@ public struct SQLiteScheduling: SchedulingRecords {
 
     public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask])? {
         try await writer.read { db in
-            guard let message = try Data.fetchOne(db, sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?", arguments: [owner, plantID]) else {
+            guard let message = try Data.fetchOne(db.cachedStatement(sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?"),
+                                                  arguments: [owner, plantID]) else {
                 return nil
             }
             let tasks = includeOpenTasks

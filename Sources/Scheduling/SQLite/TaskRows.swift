@@ -18,8 +18,14 @@ enum TaskRows {
     /// otherwise read through taskByPlant (all of the user's tasks) to save a sort when the day is fixed.
     static let byDay = "task INDEXED BY taskByDay"
 
-    static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible], from table: String = "task") throws -> [CareTask] {
-        try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(condition)", arguments: StatementArguments(arguments)).map(task)
+    /// The tasks of `table` that meet `condition`. Its statement is kept with the connection, prepared once
+    /// (preparing costs more than running a point read): pass `cached: false` for SQL that carries values, whose
+    /// every variant would stay in the cache.
+    static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible], from table: String = "task",
+                      cached: Bool = true) throws -> [CareTask] {
+        let sql = "SELECT * FROM \(table) WHERE \(condition)"
+        let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map(task)
     }
 
     static func task(_ row: Row) -> CareTask {
