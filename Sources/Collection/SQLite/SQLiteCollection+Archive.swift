@@ -8,9 +8,10 @@ extension SQLiteCollection {
         try await writer.read { db in
             var archive = Archive()
             archive.version = 1
-            archive.plants = try Row.fetchAll(db, sql: "SELECT * FROM plant WHERE ownerID = ? ORDER BY addedAt, id", arguments: [owner])
-                .map { row in
-                    var plant = PlantRow.plant(row)
+            archive.plants = PlantRow.plants(try Row.fetchAll(db, sql: "SELECT * FROM plant WHERE ownerID = ? ORDER BY addedAt, id",
+                                                               arguments: [owner]))
+                .map { plant in
+                    var plant = plant
                     plant.ownerID = ""
                     return plant
                 }

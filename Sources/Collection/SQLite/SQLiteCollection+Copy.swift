@@ -16,11 +16,12 @@ extension SQLiteCollection: CollectionCopySource {
     public func everything(of owner: String) async throws -> OwnerRecords {
         var records = try await writer.read { db in
             var records = OwnerRecords(owner: owner)
-            records.plants = try Row.fetchAll(db, sql: "SELECT * FROM plant WHERE ownerID = ? ORDER BY id", arguments: [owner]).map { row in
-                var plant = PlantRow.plant(row)
-                plant.ownerID = ""
-                return plant
-            }
+            records.plants = PlantRow.plants(try Row.fetchAll(db, sql: "SELECT * FROM plant WHERE ownerID = ? ORDER BY id", arguments: [owner]))
+                .map { plant in
+                    var plant = plant
+                    plant.ownerID = ""
+                    return plant
+                }
             records.identifications = try Self.allIdentifications(db, owner: owner)
             records.events = try Self.allEvents(db, owner: owner)
             records.links = try Row.fetchAll(db, sql: "SELECT * FROM plantPhoto WHERE ownerID = ? ORDER BY plantID, sha256", arguments: [owner]).map {

@@ -8,21 +8,23 @@ extension SQLiteCollection {
         let filter = SQLitePlantFilter(query, owner: owner)
         let sortKey = Self.sortKey(query.sort)
         return try await writer.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plant WHERE \(filter.sql)", arguments: filter.arguments) ?? 0
+            let total = try Int.fetchOne(filter.statement(db, "SELECT COUNT(*) FROM plant WHERE \(filter.sql)"), arguments: filter.arguments) ?? 0
             var page = filter
             if let (key, id) = query.after {
                 page.add("(\(sortKey), id) \(query.descending ? "<" : ">") (?, ?)", Self.databaseValue(key), id)
             }
             let direction = query.descending ? "DESC" : "ASC"
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(page.statement(db, """
                 SELECT *, \(sortKey) AS sortKey FROM plant WHERE \(page.sql)
                 ORDER BY sortKey \(direction), id \(direction) LIMIT ?
-                """, arguments: page.arguments + [query.limit])
-            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: rows.map { $0["id"] })
-            let plants = rows.map { row in
-                var plant = PlantRow.plant(row)
+                """), arguments: page.arguments + [query.limit])
+            let found = PlantRow.plants(rows)
+            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: found.map(\.id))
+            let sortKeyIndex = rows.first?.columnIndex(named: "sortKey") ?? 0
+            let plants = zip(found, rows).map { plant, row in
+                var plant = plant
                 plant.photos = photos[plant.id] ?? []
-                return (plant, Self.sortValue(row["sortKey"]))
+                return (plant, Self.sortValue(row[sortKeyIndex]))
             }
             return (plants, total)
         }
@@ -39,9 +41,10 @@ extension SQLiteCollection {
                 WHERE plant.ownerID = ?
                 ORDER BY ranked.score
                 """, arguments: [match, limit, owner])
-            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: rows.map { $0["id"] })
-            return rows.map { row in
-                var plant = PlantRow.plant(row)
+            let found = PlantRow.plants(rows)
+            let photos = try PhotoRows.photos(db, owner: owner, plantIDs: found.map(\.id))
+            return zip(found, rows).map { plant, row in
+                var plant = plant
                 plant.photos = photos[plant.id] ?? []
                 return (plant, -(row["score"] as Double))
             }
@@ -113,6 +116,8 @@ extension SQLiteCollection {
 struct SQLitePlantFilter: Sendable {
     private(set) var conditions: [String]
     private(set) var arguments: StatementArguments
+    /// Whether a condition lists values (`IN (?, ?, ...)`), so that the SQL varies with their count.
+    private(set) var listsValues = false
 
     var sql: String { conditions.joined(separator: " AND ") }
 
@@ -140,6 +145,13 @@ struct SQLitePlantFilter: Sendable {
     mutating func add(_ condition: String, values: [any DatabaseValueConvertible]) {
         conditions.append(condition)
         arguments += StatementArguments(values)
+        if condition.contains(" IN (?") { listsValues = true }
+    }
+
+    /// `sql`'s statement: prepared once per connection when its text comes from a fixed set (preparing a
+    /// statement costs more than reading a page), each time when it lists values.
+    func statement(_ db: Database, _ sql: String) throws -> Statement {
+        listsValues ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
     }
 
     private static func placeholders(_ values: [Any]) -> String {
