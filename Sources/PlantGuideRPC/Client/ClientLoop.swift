@@ -189,7 +189,7 @@ final class ClientLoop: IOThreadParticipant, @unchecked Sendable {
     }
 
     private func receiveReplies(from endpoint: ClientEndpoint) {
-        while true {
+        for _ in 0..<IOThread.messagesPerTurn {
             let reply: Plantguide_Rpc_V1_RpcResponse??
             do {
                 reply = try endpoint.socket.receive { _, body in try? Plantguide_Rpc_V1_RpcResponse(serializedBytes: ReceivedFrame(body)) }

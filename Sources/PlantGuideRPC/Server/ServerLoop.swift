@@ -194,7 +194,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     func mailboxAwake(signalled: Bool) { mailbox.awake(signalled: signalled) }
 
     private func receiveRequests(from socket: ZMQSocket) {
-        for _ in 0..<512 {
+        for _ in 0..<IOThread.messagesPerTurn {
             let received: Bool
             do {
                 received = try socket.receive { routing, body in handleFrame(replyPath: .socket(routing), body: body) } != nil

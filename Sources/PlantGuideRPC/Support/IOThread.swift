@@ -23,6 +23,12 @@ final class IOThread: JobRunner, @unchecked Sendable {
     /// The thread's name, as `top -H` and `perf` show it.
     static let name = "plantguide-rpc"
 
+    /// The most messages a participant takes from one socket in one turn. Taking every waiting message made
+    /// the two ends of a busy connection work in lockstep: the server took all 64 requests, then answered all
+    /// 64, while the client sat idle, and the other way round. Smaller batches let both ends work at once:
+    /// 64 calls in flight made 1.3 to 1.5 times as many calls a second with 16 as with 512 (Scripts/bench rpc).
+    static let messagesPerTurn = 16
+
     /// The thread as a task executor.
     let executor = IOThreadExecutor()
     private let mailbox: LoopMailbox<Message>
