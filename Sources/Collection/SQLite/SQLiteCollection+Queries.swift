@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlantGuideProtos
+import PlantGuideStorage
 
 /// Listing, search (FTS5 over owner-marked words, ``SearchTokens``), suggestions and statistics in SQLite.
 extension SQLiteCollection {

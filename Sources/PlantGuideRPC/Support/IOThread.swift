@@ -9,8 +9,8 @@ import Synchronization
 /// One thread, not one per server and client, so that a process that serves and calls (the gateway fanning a
 /// request out to the services) needs no thread hand-off between a request arriving, the calls it makes, their
 /// replies and its own reply: a handler on this thread sends its calls, and their replies resume it, in the
-/// thread's next turn. Each turn drains every mailbox and every socket that has input, then runs the jobs that
-/// turn made ready, then sleeps only when nothing is left.
+/// thread's next turn. Each turn drains every mailbox and takes up to ``messagesPerTurn`` messages from every
+/// socket that has input, then runs the jobs that turn made ready, then sleeps only when nothing is left.
 ///
 /// Nothing that blocks or computes for long may run here: it would hold up every call of the process.
 final class IOThread: JobRunner, @unchecked Sendable {

@@ -3,6 +3,7 @@ import GRDB
 import PlantGuideCore
 import PlantGuideProtos
 import PlantGuideRPCCore
+import PlantGuideStorage
 import SwiftProtobuf
 
 /// Care tasks as rows of table `task`. States are the wire's numbers: 1 scheduled, 2 completed, 3 snoozed,
@@ -25,24 +26,41 @@ enum TaskRows {
                       cached: Bool = true) throws -> [CareTask] {
         let sql = "SELECT * FROM \(table) WHERE \(condition)"
         let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-        return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map(task)
+        return tasks(try Row.fetchAll(statement, arguments: StatementArguments(arguments)))
     }
 
+    /// The tasks of rows of one statement, in their order, each column found once.
+    static func tasks(_ rows: [Row]) -> [CareTask] {
+        guard let first = rows.first else { return [] }
+        let columns = ColumnIndices<Column>(first)
+        return rows.map { task($0, columns: columns) }
+    }
+
+    /// The task of one row.
     static func task(_ row: Row) -> CareTask {
+        task(row, columns: ColumnIndices(row))
+    }
+
+    private static func task(_ row: Row, columns: ColumnIndices<Column>) -> CareTask {
         var task = CareTask()
-        task.id = row["id"]
-        task.plantID = row["plantID"]
-        task.type = .init(rawValue: row["kind"]) ?? .unspecified
-        task.state = .init(rawValue: row["state"]) ?? .unspecified
-        task.dueDate = LocalDate(dayNumber: row["dueDay"]).description
-        let remind: Double = row["remindAt"]
+        task.id = row[columns[.id]]
+        task.plantID = row[columns[.plantID]]
+        task.type = .init(rawValue: row[columns[.kind]]) ?? .unspecified
+        task.state = .init(rawValue: row[columns[.state]]) ?? .unspecified
+        task.dueDate = LocalDate(dayNumber: row[columns[.dueDay]]).description
+        let remind: Double = row[columns[.remindAt]]
         // Clamped: a row written by older code must never stop a read.
         if remind >= 0 { task.remindAt = WireTimestamp.clamped(remind) }
-        if let completed: Double = row["completedAt"] { task.completedAt = WireTimestamp.clamped(completed) }
-        if let snoozed: Int = row["snoozedUntilDay"] { task.snoozedUntil = LocalDate(dayNumber: snoozed).description }
-        task.recurring = row["recurring"]
-        task.note = row["note"]
+        if let completed: Double = row[columns[.completedAt]] { task.completedAt = WireTimestamp.clamped(completed) }
+        if let snoozed: Int = row[columns[.snoozedUntilDay]] { task.snoozedUntil = LocalDate(dayNumber: snoozed).description }
+        task.recurring = row[columns[.recurring]]
+        task.note = row[columns[.note]]
         return task
+    }
+
+    /// The columns of table `task` that make a ``CareTask``.
+    private enum Column: Int, CaseIterable {
+        case id, plantID, kind, state, dueDay, remindAt, completedAt, snoozedUntilDay, recurring, note
     }
 
     static func wireKind(_ kind: CareTaskKind) -> Plantguide_Scheduling_V1_TaskType {
