@@ -11,7 +11,8 @@ extension Row {
 /// Where the rows of one statement hold the columns a reader needs, found once for all of them. GRDB's lookup by
 /// name compares every column's name lowercased, in every row: for a page of rows that cost more than the query.
 ///
-/// `Column` names the columns: an enum whose cases are the columns' names, numbered from 0 in order.
+/// `Column` names the columns: an enum whose cases are the columns' names (as Swift prints a case), numbered from 0
+/// in order.
 public struct ColumnIndices<Column: RawRepresentable & CaseIterable> where Column.RawValue == Int {
     private let indices: [Int]
 
