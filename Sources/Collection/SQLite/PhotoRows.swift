@@ -1,5 +1,6 @@
 import GRDB
 import PlantGuideProtos
+import PlantGuideStorage
 
 /// Photo metadata as rows: table `photo` (one row per content hash) joined with the links of `plantPhoto`.
 enum PhotoRows {
@@ -22,8 +23,7 @@ enum PhotoRows {
             """
         // One plant's statement (a plant's details) is prepared once per connection; a page's, whose SQL varies
         // with its size, each time.
-        let statement = plantIDs.count == 1 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-        let rows = try Row.fetchAll(statement, arguments: StatementArguments([owner] + plantIDs))
+        let rows = try Row.fetchAll(db.statement(sql: sql, cached: plantIDs.count == 1), arguments: StatementArguments([owner] + plantIDs))
         return Dictionary(grouping: rows, by: { $0["plantID"] as String }).mapValues { $0.map(photo) }
     }
 

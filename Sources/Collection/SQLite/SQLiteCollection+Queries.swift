@@ -152,7 +152,7 @@ struct SQLitePlantFilter: Sendable {
     /// `sql`'s statement: prepared once per connection when its text comes from a fixed set (preparing a
     /// statement costs more than reading a page), each time when it lists values.
     func statement(_ db: Database, _ sql: String) throws -> Statement {
-        listsValues ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
+        try db.statement(sql: sql, cached: !listsValues)
     }
 
     private static func placeholders(_ values: [Any]) -> String {

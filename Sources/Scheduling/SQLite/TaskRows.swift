@@ -25,8 +25,7 @@ enum TaskRows {
     static func fetch(_ db: Database, _ condition: String, _ arguments: [any DatabaseValueConvertible], from table: String = "task",
                       cached: Bool = true) throws -> [CareTask] {
         let sql = "SELECT * FROM \(table) WHERE \(condition)"
-        let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-        return tasks(try Row.fetchAll(statement, arguments: StatementArguments(arguments)))
+        return tasks(try Row.fetchAll(db.statement(sql: sql, cached: cached), arguments: StatementArguments(arguments)))
     }
 
     /// The tasks of rows of one statement, in their order, each column found once.
