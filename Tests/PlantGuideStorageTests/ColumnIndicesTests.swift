@@ -6,8 +6,10 @@ import Testing
 /// by its name whatever its place and case in the statement.
 @Suite("Column indices of a statement's rows")
 struct ColumnIndicesTests {
-    private enum Column: Int, CaseIterable {
+    private enum Column: Int, StatementColumns {
         case name, addedAt, id
+
+        static let names = allCases.map { "\($0)" }
     }
 
     @Test("each column is found by name, without case, in the statement's own order")

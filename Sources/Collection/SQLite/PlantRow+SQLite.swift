@@ -37,9 +37,11 @@ extension PlantRow {
     }
 
     /// The columns of table `plant` that make a ``Plant``.
-    private enum Column: Int, CaseIterable {
+    private enum Column: Int, StatementColumns {
         case id, ownerID, scientificName, commonNames, family, genus, customName, notes, location, favorite
         case identificationSource, identificationConfidence, identifiedAt, addedAt, updatedAt
+
+        static let names = allCases.map { "\($0)" }
     }
 
     /// Column values of the person-editable fields, for INSERT and UPDATE.

@@ -58,8 +58,10 @@ enum TaskRows {
     }
 
     /// The columns of table `task` that make a ``CareTask``.
-    private enum Column: Int, CaseIterable {
+    private enum Column: Int, StatementColumns {
         case id, plantID, kind, state, dueDay, remindAt, completedAt, snoozedUntilDay, recurring, note
+
+        static let names = allCases.map { "\($0)" }
     }
 
     static func wireKind(_ kind: CareTaskKind) -> Plantguide_Scheduling_V1_TaskType {
