@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "PlantGuideStorage",
             dependencies: [
-                "PlantGuideRPCCore", "CSodium",
+                "PlantGuideRPCCore", "PlantGuideThreads", "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,9 +10,10 @@ public struct TracedDatabase: Sendable {
         self.writer = writer
     }
 
-    /// A read transaction, on one of the pool's reader connections.
-    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
-        try await DatabaseSpan.traced("sqlite", "read") { try await writer.read(value) }
+    /// A read transaction, on one of the pool's reader connections, run on one of the process's read threads
+    /// (``ReadThreads``).
+    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await DatabaseSpan.traced("sqlite", "read") { [writer] in try await ReadThreads.shared.run { try writer.read(value) } }
     }
 
     /// A write transaction: committed when `updates` returns, rolled back when it throws.

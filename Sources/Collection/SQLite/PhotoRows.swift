@@ -22,8 +22,10 @@ enum PhotoRows {
             ORDER BY plantPhoto.addedAt DESC, photo.sha256
             """
         // One plant's statement (a plant's details) is prepared once per connection; a page's, whose SQL varies
-        // with its size, each time.
-        let rows = try Row.fetchAll(db.statement(sql: sql, cached: plantIDs.count == 1), arguments: StatementArguments([owner] + plantIDs))
+        // with its size, each time. The values are typed as existentials: GRDB's initializer for a sequence of
+        // strings maps with a key path that the runtime builds again on every call.
+        let values: [(any DatabaseValueConvertible)?] = [owner] + plantIDs
+        let rows = try Row.fetchAll(db.statement(sql: sql, cached: plantIDs.count == 1), arguments: StatementArguments(values))
         return Dictionary(grouping: rows, by: { $0["plantID"] as String }).mapValues { $0.map(photo) }
     }
 
