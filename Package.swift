@@ -12,7 +12,10 @@ func service(
     [
         .target(
             name: library,
-            dependencies: ["PlantGuideRPC", "PlantGuideRPCCore", "PlantGuideCore", "PlantGuideProtos", .product(name: "Logging", package: "swift-log")] + extra,
+            dependencies: [
+                "PlantGuideRPC", "PlantGuideRPCCore", "PlantGuideCore", "PlantGuideThreads", "PlantGuideProtos",
+                .product(name: "Logging", package: "swift-log"),
+            ] + extra,
             resources: resources,
             swiftSettings: strict
         ),
@@ -192,7 +195,8 @@ let package = Package(
         .target(
             name: "PlantGuideTestSupport",
             dependencies: [
-                "PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideImaging", "PlantGuideStorage", "CImageCodecs", "CZeroMQ",
+                "PlantGuideRPC", "PlantGuideProtos", "PlantGuideCore", "PlantGuideThreads", "PlantGuideImaging", "PlantGuideStorage", "CImageCodecs",
+                "CZeroMQ",
                 "PlantGuideWebPush", "PlantGuideWebAuthn", .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PlantGuideTestSupport",

@@ -1,4 +1,5 @@
 import PlantGuideCore
+import PlantGuideThreads
 import Testing
 
 /// Runs a test (or every test of a suite) on threads of its own instead of Swift's cooperative pool, for tests

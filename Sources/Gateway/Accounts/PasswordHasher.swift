@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import PlantGuideCore
+import PlantGuideThreads
 import PlantGuideRPCCore
 import Synchronization
 

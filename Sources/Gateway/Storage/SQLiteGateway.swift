@@ -77,7 +77,9 @@ public struct SQLiteGateway: GatewayRecords {
 
     public func owner(ofTokenHash hash: Data) async throws -> TokenOwner? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.tokenOwnerColumns) FROM token WHERE hash = ? AND revokedAt IS NULL", arguments: [hash])
+            // Every authenticated call reads its token: the statement is prepared once per connection.
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.tokenOwnerColumns) FROM token WHERE hash = ? AND revokedAt IS NULL"),
+                             arguments: [hash])
                 .map(Self.tokenOwner)
         }
     }

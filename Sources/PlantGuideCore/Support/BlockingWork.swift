@@ -1,4 +1,5 @@
 import Foundation
+import PlantGuideThreads
 
 /// Runs blocking or CPU-heavy work (photo decoding, model loading, file I/O, waiting for a process) on threads of
 /// its own, so that it never holds a thread of Swift's cooperative pool or of Dispatch's global queues.
@@ -18,15 +19,11 @@ public enum BlockingWork {
 
     /// Runs `work` on one of ``threads`` and returns (or throws) what it does.
     public static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            threads.submit { continuation.resume(with: Swift.Result { try work() }) }
-        }
+        try await threads.run(work)
     }
 
     /// Runs `work`, which cannot throw, on one of ``threads`` and returns what it does.
     public static func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
-        await withCheckedContinuation { continuation in
-            threads.submit { continuation.resume(returning: work()) }
-        }
+        await threads.run(work)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PlantGuideThreads
 
 /// A fixed set of OS threads that run submitted work in order of submission.
 ///
@@ -24,6 +23,21 @@ public final class WorkerThreads: @unchecked Sendable {
                 if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 work()
             }.start()
+        }
+    }
+
+    /// Runs `work` on one of the threads and returns (or throws) what it does; the awaiting task's thread is free
+    /// meanwhile.
+    public func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            submit { continuation.resume(with: Swift.Result { try work() }) }
+        }
+    }
+
+    /// Runs `work`, which cannot throw, on one of the threads and returns what it does.
+    public func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            submit { continuation.resume(returning: work()) }
         }
     }
 
