@@ -80,13 +80,12 @@ public struct SchedulingRPCService: RPCService {
             return .with { $0.schedule = schedule; $0.tasks = tasks }
         }
         // Reads of one schedule or two counts that only await the database: answered on the RPC I/O thread.
-        router.register(Methods.getSchedule, runsOn: .ioThread) { request, context in
-            let found = try await store.schedule(plantID: request.plantID, owner: try context.requireUserID(),
-                                                 includeOpenTasks: request.includeOpenTasks)
-            return .with {
-                $0.schedule = found.schedule
-                $0.openTasks = found.openTasks
-            }
+        // The schedule goes out as it is stored, never decoded: its care data was most of GetSchedule's CPU.
+        router.registerEncoded(Methods.getSchedule, runsOn: .ioThread) { request, context in
+            let found = try await store.encodedSchedule(plantID: request.plantID, owner: try context.requireUserID(),
+                                                        includeOpenTasks: request.includeOpenTasks)
+            // Field 1 of GetScheduleResponse (scheduling.proto) is `schedule`.
+            return try EncodedMessage(.with { $0.openTasks = found.openTasks }, appending: [(number: 1, encoded: found.schedule)])
         }
         router.register(Methods.deletePlantSchedules) { request, context in
             let count = try await store.deleteSchedules(plantID: request.plantID, owner: try context.requireUserID())

@@ -1,6 +1,7 @@
 import Foundation
 import PlantGuideCore
 import PlantGuideProtos
+import PlantGuideRPCCore
 import PlantGuideTestSupport
 import Scheduling
 import SwiftProtobuf
@@ -42,6 +43,26 @@ struct SchedulingStoreTests: SchedulingSuite {
         #expect(again.map(\.id) == tasks.map(\.id))
         #expect(tasks.allSatisfy { $0.hasRemindAt && $0.recurring && $0.state == .scheduled })
         #expect(try await t.store.schedule(plantID: "p1", owner: "a").plantName == "Monty, the p1")
+    }
+
+    @Test("GetSchedule over RPC answers the stored schedule, passed on encoded, and its open tasks as the store reads them",
+          arguments: TestBackend.allCases)
+    func getScheduleOverRPC(backend kind: TestBackend) async throws {
+        let t = try await Self(kind)
+        _ = try await t.store.putSchedule(t.schedule("p1", fertilizer: .biweekly), owner: "a")
+        let service = SchedulingRPCService(configuration: SchedulingConfiguration(dataDirectory: t.backend.folder), records: t.backend.records)
+        var router = RPCRouter()
+        router.register(service)
+        typealias Methods = Plantguide_Scheduling_V1_SchedulingService
+        let outcome = await router.invoke(Methods.getSchedule.path, payload: try Plantguide_Scheduling_V1_GetScheduleRequest.with {
+            $0.plantID = "p1"
+            $0.includeOpenTasks = true
+        }.serializedBytes(), metadata: [RPCServerContext.userIDKey: "a"])
+        #expect(outcome.error == nil)
+        let answer = try Plantguide_Scheduling_V1_GetScheduleResponse(serializedBytes: outcome.payload ?? Data())
+        let stored = try await t.store.schedule(plantID: "p1", owner: "a", includeOpenTasks: true)
+        #expect(answer.schedule == stored.schedule && answer.schedule.careInfo.fertilizer.activeMonths == [4, 5, 6, 7, 8])
+        #expect(!answer.openTasks.isEmpty && answer.openTasks == stored.openTasks)
     }
 
     @Test("a schedule with its open tasks: ListTasks' open view of the plant, in one read; completed ones left out", arguments: TestBackend.allCases)

@@ -82,6 +82,19 @@ public struct RPCRouter: Sendable {
         serviceNames.insert(String(method.serviceName))
     }
 
+    /// Registers `handler` for `method` as ``register(_:runsOn:handler:)`` does, for a handler that returns its
+    /// response already encoded (``EncodedMessage``): the server sends those bytes as they are.
+    public mutating func registerEncoded<Request, Response>(
+        _ method: RPCMethod<Request, Response>, runsOn execution: RPCHandlerExecution? = nil,
+        handler: @escaping @Sendable (Request, RPCServerContext) async throws -> EncodedMessage<Response>
+    ) {
+        let erased: ErasedHandler = { payload, context in
+            RPCServerResponse(payload: try await handler(Self.decode(Request.self, from: payload), context).bytes)
+        }
+        routes[method.path] = Route(handler: erased, execution: execution)
+        serviceNames.insert(String(method.serviceName))
+    }
+
     /// Registers a probe: a method answered at once on the server's I/O thread, never queued behind other calls
     /// (health checks and metrics, which orchestrators and scrapers must get even when the service is saturated).
     /// The handler must be cheap and must not block.

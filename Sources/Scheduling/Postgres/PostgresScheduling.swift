@@ -59,9 +59,9 @@ public struct PostgresScheduling: SchedulingRecords {
     }
 
 
-    public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask])? {
+    public func encodedSchedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Data, openTasks: [CareTask])? {
         try await database.read { session in
-            guard let schedule = try await Self.schedule(session, plantID: plantID, owner: owner) else { return nil }
+            guard let schedule = try await Self.message(session, plantID: plantID, owner: owner) else { return nil }
             let tasks = includeOpenTasks ? try await Self.openTasks(session, plantID: plantID, owner: owner, limit: 200) : []
             return (schedule, tasks)
         }
@@ -173,8 +173,12 @@ public struct PostgresScheduling: SchedulingRecords {
     }
 
     static func schedule(_ session: PostgresSession, plantID: String, owner: String) async throws -> Schedule? {
+        try await message(session, plantID: plantID, owner: owner).map { try Schedule(serializedBytes: $0) }
+    }
+
+    /// The plant's schedule as stored: its message's encoding.
+    static func message(_ session: PostgresSession, plantID: String, owner: String) async throws -> Data? {
         try await session.all("SELECT message FROM schedule WHERE owner_id = \(owner) AND plant_id = \(plantID)", as: Data.self).first
-            .map { try Schedule(serializedBytes: $0) }
     }
 
     static func schedules(_ session: PostgresSession, owner: String) async throws -> [Schedule] {

@@ -59,7 +59,7 @@ public struct SQLiteScheduling: SchedulingRecords {
         }
     }
 
-    public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask])? {
+    public func encodedSchedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Data, openTasks: [CareTask])? {
         try await writer.read { db in
             guard let message = try Data.fetchOne(db.cachedStatement(sql: "SELECT message FROM schedule WHERE ownerID = ? AND plantID = ?"),
                                                   arguments: [owner, plantID]) else {
@@ -69,7 +69,7 @@ public struct SQLiteScheduling: SchedulingRecords {
                 ? try TaskRows.fetch(db, "ownerID = ? AND plantID = ? AND state IN (1, 3) ORDER BY dueDay, kind LIMIT 200", [owner, plantID],
                                      from: TaskRows.ofPlant)
                 : []
-            return (try Schedule(serializedBytes: message), tasks)
+            return (message, tasks)
         }
     }
 

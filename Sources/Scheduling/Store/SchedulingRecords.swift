@@ -21,8 +21,9 @@ public protocol SchedulingRecords: Sendable {
         -> (Preferences, Int)
     /// Stores the schedule and plans it; returns the plant's open tasks.
     func putSchedule(_ schedule: Schedule, owner: String, at time: Date) async throws -> [CareTask]
-    /// The schedule and, when asked, its open tasks (at most 200); nil when there is none.
-    func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask])?
+    /// The schedule as stored (its message's encoding) and, when asked, its open tasks (at most 200); nil when
+    /// there is none.
+    func encodedSchedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Data, openTasks: [CareTask])?
     /// Deletes a plant's schedule, tasks and undelivered reminders; returns how many tasks went.
     func deleteSchedules(plantID: String, owner: String) async throws -> Int
     /// Plans every schedule of every user again from `time`'s day; returns how many.

@@ -91,7 +91,14 @@ public struct SchedulingStore: Sendable {
 
     /// The plant's schedule and, when asked, its open tasks (at most 200, by due date), read in one transaction.
     public func schedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Schedule, openTasks: [CareTask]) {
-        guard let found = try await records.schedule(plantID: plantID, owner: owner, includeOpenTasks: includeOpenTasks) else {
+        let found = try await encodedSchedule(plantID: plantID, owner: owner, includeOpenTasks: includeOpenTasks)
+        return (try Schedule(serializedBytes: found.schedule), found.openTasks)
+    }
+
+    /// ``schedule(plantID:owner:includeOpenTasks:)`` with the schedule as stored, its message's encoding: for an
+    /// answer that carries it on as it is.
+    public func encodedSchedule(plantID: String, owner: String, includeOpenTasks: Bool) async throws -> (schedule: Data, openTasks: [CareTask]) {
+        guard let found = try await records.encodedSchedule(plantID: plantID, owner: owner, includeOpenTasks: includeOpenTasks) else {
             throw SchedulingError(.notFound, "no schedule for plant \(plantID)")
         }
         return found
