@@ -1,8 +1,8 @@
 import CSodium
 import Foundation
 import PlantGuideCore
-import PlantGuideThreads
 import PlantGuideRPCCore
+import PlantGuideThreads
 import Synchronization
 
 /// Hashes and checks passwords with Argon2id (libsodium's `crypto_pwhash_str`) at OWASP's parameters: 19 MiB of
