@@ -12,6 +12,7 @@ reminder stream of its own, all of which every gateway relays.
 """
 import json
 import os
+import random
 import socket
 import subprocess
 import threading
@@ -37,10 +38,39 @@ def throwaway_postgres(durable=False):
             for name in STATEFUL}, folder
 
 
+_handed_out = set()
+
+
+def _port_range():
+    """Where free_port picks: ten thousand ports just below the kernel's ephemeral range (or just above it when
+    the range starts too low to leave room)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(part) for part in f.read().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return (low - 10000, low) if low >= 11024 else (high + 1, min(65536, high + 10001))
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback TCP port that is free now and was not handed out before in this process.
+
+    Not a port the kernel picks (binding port 0): those come from the ephemeral range, where every outgoing
+    connection of the stack's processes (ZeroMQ, PostgreSQL) also takes its source port, and one of them took a
+    gateway's HTTP port between this pick and the gateway's bind (`Address already in use`, CI of 2026-11-29).
+    No outgoing connection is given a port outside that range."""
+    start, end = _port_range()
+    while True:
+        port = random.randrange(start, end)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
 
 
 class Stack:
