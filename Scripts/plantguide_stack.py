@@ -52,8 +52,8 @@ def _port_range():
     return (low - 10000, low) if low >= 11024 else (high + 1, min(65536, high + 10001))
 
 
-def free_port():
-    """A loopback TCP port that is free now and was not handed out before in this process.
+def free_port(taken=()):
+    """A loopback TCP port that is free now, not in `taken`, and not handed out before in this process.
 
     Not a port the kernel picks (binding port 0): those come from the ephemeral range, where every outgoing
     connection of the stack's processes (ZeroMQ, PostgreSQL) also takes its source port, and one of them took a
@@ -62,7 +62,7 @@ def free_port():
     start, end = _port_range()
     while True:
         port = random.randrange(start, end)
-        if port in _handed_out:
+        if port in _handed_out or port in taken:
             continue
         with socket.socket() as s:
             try:
