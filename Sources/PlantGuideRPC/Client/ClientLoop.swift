@@ -192,7 +192,7 @@ final class ClientLoop: IOThreadParticipant, @unchecked Sendable {
         for _ in 0..<IOThread.messagesPerTurn {
             let reply: Plantguide_Rpc_V1_RpcResponse??
             do {
-                reply = try endpoint.socket.receive { _, body in try? Plantguide_Rpc_V1_RpcResponse(serializedBytes: ReceivedFrame(body)) }
+                reply = try endpoint.socket.receive { _, body in ReceivedReply.read(body) }
             } catch {
                 logger.debug("receive failed", metadata: ["error": "\(error)"])
                 return

@@ -34,23 +34,23 @@ public enum EnvelopeLimits {
             case 0:
                 guard let value = reader.varint() else { return .malformed }
                 if field == 1 { id = value }
-            case 1:
-                guard reader.skip(8) else { return .malformed }
-            case 5:
-                guard reader.skip(4) else { return .malformed }
             case 2:
-                guard let length = reader.varint(), length <= UInt64(Int.max), reader.skip(Int(length)) else {
-                    return .malformed
-                }
-                if field == 2 { methodBytes += Int(length) }
+                guard let value = reader.lengthDelimited() else { return .malformed }
+                if field == 2 { methodBytes += value.count }
                 if field == 4 {
                     metadataEntries += 1
-                    metadataBytes += Int(length)
+                    metadataBytes += value.count
                 }
-            default:
-                return .malformed
+            case let wireType:
+                guard reader.skipValue(wireType: wireType) else { return .malformed }
             }
         }
+        return verdict(id: id, methodBytes: methodBytes, metadataEntries: metadataEntries, metadataBytes: metadataBytes)
+    }
+
+    /// The verdict on a well-formed envelope of request `id` whose method and metadata fields hold these many
+    /// bytes and entries.
+    static func verdict(id: UInt64, methodBytes: Int, metadataEntries: Int, metadataBytes: Int) -> Verdict {
         if methodBytes > maxMethodBytes {
             let message = "the method name is \(methodBytes) bytes; the limit is \(maxMethodBytes)"
             return .refused(id: id, error: .invalidArgument("method", .tooLong, message))
@@ -63,32 +63,5 @@ public enum EnvelopeLimits {
             return .refused(id: id, error: error)
         }
         return .acceptable
-    }
-}
-
-/// Reads protobuf's wire format without allocating.
-private struct WireReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
-
-    var atEnd: Bool { offset >= bytes.count }
-
-    mutating func varint() -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count, shift < 64 {
-            let byte = bytes[offset]
-            offset += 1
-            value |= UInt64(byte & 0x7f) << shift
-            if byte & 0x80 == 0 { return value }
-            shift += 7
-        }
-        return nil
-    }
-
-    mutating func skip(_ count: Int) -> Bool {
-        guard count >= 0, count <= bytes.count - offset else { return false }
-        offset += count
-        return true
     }
 }

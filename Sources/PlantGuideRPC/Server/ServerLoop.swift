@@ -43,9 +43,9 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         let method: String
         let arrived: MonotonicTime
         let deadline: MonotonicTime
-        /// The method's handler, looked up once on arrival; nil for an unknown method.
-        let route: RPCRouter.Route?
-        var request: Plantguide_Rpc_V1_RpcRequest?
+        /// The method, looked up once on arrival; nil for an unknown method.
+        let entry: MethodTable.Entry?
+        var request: ReceivedRequest?
         var task: Task<Void, Never>?
         /// Whether it waited in the admission queue before it started.
         var queued = false
@@ -53,19 +53,19 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         var onIOThread = false
 
         init(replyPath: ReplyPath, requestID: UInt64, method: String, arrived: MonotonicTime, deadline: MonotonicTime,
-             route: RPCRouter.Route?, request: Plantguide_Rpc_V1_RpcRequest? = nil) {
+             entry: MethodTable.Entry?, request: ReceivedRequest? = nil) {
             self.replyPath = replyPath
             self.requestID = requestID
             self.method = method
             self.arrived = arrived
             self.deadline = deadline
-            self.route = route
+            self.entry = entry
             self.request = request
         }
     }
 
     let configuration: RPCServerConfiguration
-    let router: RPCRouter
+    let methods: MethodTable
     let metrics: ServerMetrics
     let logger: Logger
     let mailbox: LoopMailbox<Message>
@@ -89,7 +89,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         logger: Logger, finished: @escaping @Sendable () -> Void
     ) throws {
         self.configuration = configuration
-        self.router = router
+        methods = MethodTable(router: router)
         self.metrics = metrics
         self.draining = draining
         self.logger = logger
@@ -216,13 +216,10 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             return
         case .refused(let id, let error):
             let now = MonotonicTime.now()
-            let call = Call(replyPath: replyPath, requestID: id, method: "", arrived: now, deadline: now, route: nil)
+            let call = Call(replyPath: replyPath, requestID: id, method: "", arrived: now, deadline: now, entry: nil)
             return reply(to: call, error: error)
         }
-        let request: Plantguide_Rpc_V1_RpcRequest
-        do {
-            request = try Plantguide_Rpc_V1_RpcRequest(serializedBytes: ReceivedFrame(body))
-        } catch {
+        guard let request = ReceivedRequest(body, methods: methods) else {
             metrics.malformedFrames.increment()
             logger.debug("dropped a frame that is not an RpcRequest", metadata: ["bytes": "\(body.count)"])
             return
@@ -231,7 +228,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         let timeout = request.timeoutMs == 0 ? configuration.defaultTimeout : .milliseconds(Int64(request.timeoutMs))
         let call = Call(
             replyPath: replyPath, requestID: request.id, method: request.method, arrived: now,
-            deadline: now.advanced(by: timeout), route: router.route(for: request.method), request: request
+            deadline: now.advanced(by: timeout), entry: request.entry, request: request
         )
         if body.count > configuration.maxMessageSize {
             let error = RPCError(
@@ -240,10 +237,10 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             ).reason(RPCErrorReason.requestTooLarge, domain: RPCErrorReason.transportDomain, metadata: ["part": "message"])
             return reply(to: call, error: error)
         }
-        if let probe = router.probe(for: request.method) {
+        if let probe = request.entry?.probe {
             return answer(call, payload: request.payload, with: probe)
         }
-        if call.route == nil {
+        if request.entry?.route == nil {
             return reply(to: call, error: RPCError.unknownMethod(request.method))
         }
         if draining.isSet {
@@ -269,7 +266,9 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
     }
 
     private func start(_ sequence: UInt64) {
-        guard let call = calls[sequence], let request = call.request, let route = call.route else { return admission.finished() }
+        guard let call = calls[sequence], let request = call.request, let route = call.entry?.route else {
+            return admission.finished()
+        }
         let handler = route.handler
         call.request = nil
         let context = RPCServerContext(
@@ -341,7 +340,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
             response.status = mapped.wireStatus
         }
         send(Self.frame(of: response), to: call)
-        metrics.record(method: call.method, code: code, since: call.arrived)
+        record(call, code: code)
     }
 
     private func startQueuedCalls() {
@@ -353,7 +352,7 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         if call.onIOThread { IOThreadWatchdog.ended(call.method) }
         admission.finished()
         send(completion.reply, to: call)
-        metrics.record(method: call.method, code: completion.code, since: call.arrived)
+        record(call, code: completion.code)
     }
 
     private func expireDeadlines(now: MonotonicTime) {
@@ -384,7 +383,16 @@ final class ServerLoop: IOThreadParticipant, @unchecked Sendable {
         response.id = call.requestID
         response.status = error.wireStatus
         send(Self.frame(of: response), to: call)
-        metrics.record(method: call.route != nil ? call.method : "unknown", code: error.code, since: call.arrived)
+        record(call, code: error.code)
+    }
+
+    /// Counts the answered `call` under its method, or under "unknown" for a method the server does not have
+    /// (a caller's made-up names must not each make a metric).
+    private func record(_ call: Call, code: RPCError.Code) {
+        guard let entry = call.entry else { return metrics.record(method: "unknown", code: code, since: call.arrived) }
+        let method = entry.metrics ?? metrics.method(named: entry.path)
+        entry.metrics = method
+        metrics.record(method, code: code, since: call.arrived)
     }
 
     /// `response`'s frame: written in place when it is a plain OK answer, encoded otherwise.

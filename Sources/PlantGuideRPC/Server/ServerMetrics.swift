@@ -12,14 +12,19 @@ final class ServerMetrics: @unchecked Sendable {
     private let running: Gauge
     private let queued: Gauge
     private var published = (running: -1, queued: -1)
-    private var methods: [String: MethodMetrics] = [:]
+    private var methods: [String: Method] = [:]
 
-    /// The counters of one method, made on first use.
-    private final class MethodMetrics {
-        var handled = [Counter?](repeating: nil, count: 17)
-        let latency: DurationHistogram
+    /// The counters of one method, made on first use. The server loop keeps each known method's in its
+    /// ``MethodTable`` entry, so that a call costs no lookup by name.
+    final class Method {
+        fileprivate let name: String
+        fileprivate var handled = [Counter?](repeating: nil, count: 17)
+        fileprivate let latency: DurationHistogram
 
-        init(latency: DurationHistogram) { self.latency = latency }
+        fileprivate init(name: String, latency: DurationHistogram) {
+            self.name = name
+            self.latency = latency
+        }
     }
 
     private static let latencyBuckets: [Duration] = [
@@ -53,27 +58,34 @@ final class ServerMetrics: @unchecked Sendable {
         MetricNameDescriptor(namespace: "plantguide", subsystem: "rpc_server", metricName: name, unitName: unit, helpText: help)
     }
 
-    /// Counts one answered call and its latency from arrival to reply. I/O thread only.
+    /// The counters of the method named `name`, made on first use. I/O thread only.
+    func method(named name: String) -> Method {
+        if let known = methods[name] { return known }
+        let made = Method(name: name, latency: registry.makeDurationHistogram(
+            descriptor: Self.descriptor("handling", unit: "seconds", help: "Time from a request's arrival to its reply."),
+            labels: [("method", name)], buckets: Self.latencyBuckets))
+        methods[name] = made
+        return made
+    }
+
+    /// Counts one answered call of the method named `method` and its latency from arrival to reply. I/O thread
+    /// only.
     func record(method: String, code: RPCError.Code, since arrival: MonotonicTime) {
-        let entry: MethodMetrics
-        if let known = methods[method] {
-            entry = known
-        } else {
-            entry = MethodMetrics(latency: registry.makeDurationHistogram(
-                descriptor: Self.descriptor("handling", unit: "seconds", help: "Time from a request's arrival to its reply."),
-                labels: [("method", method)], buckets: Self.latencyBuckets))
-            methods[method] = entry
-        }
+        record(self.method(named: method), code: code, since: arrival)
+    }
+
+    /// Counts one answered call of `method` and its latency from arrival to reply. I/O thread only.
+    func record(_ method: Method, code: RPCError.Code, since arrival: MonotonicTime) {
         let counter: Counter
-        if let known = entry.handled[code.rawValue] {
+        if let known = method.handled[code.rawValue] {
             counter = known
         } else {
             counter = registry.makeCounter(
                 descriptor: Self.descriptor("handled", unit: "total", help: "Calls answered, by method and status code."),
-                labels: [("method", method), ("code", code.name)])
-            entry.handled[code.rawValue] = counter
+                labels: [("method", method.name), ("code", code.name)])
+            method.handled[code.rawValue] = counter
         }
         counter.increment()
-        entry.latency.record(MonotonicTime.now().duration(since: arrival))
+        method.latency.record(MonotonicTime.now().duration(since: arrival))
     }
 }
