@@ -300,7 +300,7 @@ let package = Package(
         + service(
             "Identification", command: "IdentificationService",
             extra: [
-                "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "PlantGuideThreads", "CSodium",
+                "PlantGuideHTTP", "PlantGuideImaging", "PlantGuideInference", "CSodium",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             commandExtra: ["PlantGuideInference"])
