@@ -1,14 +1,16 @@
 import Foundation
 import PlantGuideProtos
 @testable import PlantGuideRPC
+import PlantGuideTestSupport
 import SwiftProtobuf
 import Testing
 
 /// The RPC loops read the usual request and reply envelopes themselves and leave the rest to swift-protobuf.
 /// Here both readings meet mutated envelopes: whatever the loops' own reading accepts, swift-protobuf must
 /// accept with the same fields, and the whole reading (own or swift-protobuf's) must accept exactly what
-/// swift-protobuf accepts.
-@Suite("Reading envelopes as swift-protobuf does")
+/// swift-protobuf accepts. CPU-heavy: thousands of decodes in a synchronous test would hold a thread of Swift's
+/// cooperative pool for seconds (a run pinned to one core reported a 4.3 s executor stall until it was marked).
+@Suite("Reading envelopes as swift-protobuf does", .cpuHeavy)
 struct EnvelopeReadingTests {
     static let iterations = FuzzTests.iterations * 3
 
