@@ -35,6 +35,19 @@ struct EnvelopeReadingTests {
         expect(usual, equals: good)
         #expect(usual.entry?.path == good.method)
 
+        // Keys as swift-protobuf reads them: at most five bytes (six are refused, five with a small last byte
+        // are read), and never field 0.
+        let edges: [[UInt8]] = [
+            [0x88, 0x80, 0x80, 0x80, 0x80, 0x00, 0x2A], [0x88, 0x80, 0x80, 0x80, 0x00, 0x2A], [0x00, 0x01],
+            [0x08, 0x2A, 0x12, 0x00, 0x12, 0x01, 0x41], [0x22, 0x02, 0x1A, 0x00], [0x22, 0x04, 0x0A, 0x01, 0xFF, 0x12],
+        ]
+        for edge in edges {
+            let reference = try? Plantguide_Rpc_V1_RpcRequest(serializedBytes: edge)
+            let read = edge.withUnsafeBytes { ReceivedRequest($0, methods: methods) }
+            #expect((read == nil) == (reference == nil), "accepting \(Self.hex(Data(edge)))")
+            if let read, let reference { expect(read, equals: reference) }
+        }
+
         var mutator = WireMutator(seed: FuzzTests.seed)
         var readUsually = 0, accepted = 0
         for _ in 0..<Self.iterations {

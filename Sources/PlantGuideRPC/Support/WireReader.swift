@@ -27,9 +27,11 @@ struct WireReader {
         return nil
     }
 
-    /// The next field's key; nil when it does not read as one (field number 0 is not one either).
+    /// The next field's key; nil when it does not read as one as swift-protobuf reads keys: at most five bytes,
+    /// below 2^32, and a field number other than 0.
     mutating func key() -> Key? {
-        guard let key = varint(), key >> 3 != 0 else { return nil }
+        let start = offset
+        guard let key = varint(), offset - start <= 5, key <= UInt64(UInt32.max), key >> 3 != 0 else { return nil }
         return Key(number: key >> 3, wireType: key & 7)
     }
 
