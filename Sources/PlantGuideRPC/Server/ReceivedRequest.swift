@@ -83,19 +83,19 @@ struct ReceivedRequest {
         return request
     }
 
-    /// The metadata map of an envelope already read once: entries of a key (field 1) and a value (field 2),
-    /// both UTF-8; a later entry of the same key replaces an earlier one, as in swift-protobuf.
+    /// The metadata map of an envelope already read once (a second pass, so that counting the entries costs
+    /// no array of them): entries of a key (field 1) and a value (field 2), both UTF-8; a later entry of the
+    /// same key replaces an earlier one, as in swift-protobuf.
     private static func readMetadata(_ bytes: UnsafeRawBufferPointer, entries: Int) -> [String: String]? {
         var metadata = [String: String](minimumCapacity: entries)
         var reader = WireReader(bytes: bytes)
         while !reader.atEnd {
-            guard let key = reader.key(), key.wireType == 0 || key.wireType == 2 else { return nil }
-            if key.wireType == 0 {
-                guard reader.varint() != nil else { return nil }
+            guard let key = reader.key() else { return nil }
+            guard key.number == 4 else {
+                guard reader.skipValue(wireType: key.wireType) else { return nil }
                 continue
             }
             guard let field = reader.lengthDelimited() else { return nil }
-            guard key.number == 4 else { continue }
             var entry = WireReader(bytes: field)
             var name = "", value = ""
             while !entry.atEnd {
