@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import PlantGuideCore
 import PlantGuideStorage
 import PlantGuideTestSupport
 import PostgresNIO
@@ -23,7 +24,10 @@ final class SchedulingBackend: Sendable {
         logger.logLevel = .warning
         switch backend {
         case .sqlite:
-            let database = try SchedulingDatabase.open(path: folder.appendingPathComponent("scheduling.sqlite").path)
+            // Opening runs migrations and fsyncs: off Swift's cooperative pool (a run pinned to one core stalled
+            // it for 17 s on this open, and two deadline tests beside it failed).
+            let path = folder.appendingPathComponent("scheduling.sqlite").path
+            let database = try await BlockingWork.run { try SchedulingDatabase.open(path: path) }
             opened = (SQLiteScheduling(writer: database), database, nil)
         case .postgres:
             let database = try await TestPostgres.open(try await TestPostgres.settings(), migrations: PostgresScheduling.migrations)
